@@ -1,0 +1,19 @@
+// Package atomicx is the only door through which schedkit's components reach
+// sync/atomic.
+//
+// Every shared word of a lock-free component is one of the typed cells here
+// (Uint32, Uint64, Int32, Int64, Bool, Pointer). In a normal build each method
+// is a direct call to the matching sync/atomic method and inlines to the same
+// instruction; BenchmarkWrapper measures the wrapper against raw sync/atomic in
+// one run to show it costs nothing.
+//
+// Under the build tag schedcheck every operation first passes through a Hook,
+// which the interleaving explorer (internal/explore) uses to make each atomic
+// access a scheduling point and to record a trace of (operation, address,
+// value). No hook is installed by default, so a schedcheck build without the
+// explorer behaves like a normal one, only slower.
+//
+// All operations are sequentially consistent, as in sync/atomic: stronger than
+// the acquire/release pairs the runtime's proc.go uses (LoadAcq, StoreRel,
+// CasRel), so every ordering argument written for the runtime holds here too.
+package atomicx

@@ -1,0 +1,283 @@
+//go:build schedcheck
+
+package atomicx
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// Hook sees every access to a cell in a schedcheck build. Before runs ahead
+// of the access (the explorer parks the calling thread there until it is
+// scheduled); After reports the value read or written (for a CAS, 1 if it
+// succeeded).
+type Hook interface {
+	Before(op Op, addr uintptr)
+	After(op Op, addr uintptr, val uint64)
+}
+
+type hookBox struct{ h Hook }
+
+var hook atomic.Pointer[hookBox]
+
+// SetHook installs h for every cell and returns a function that restores the
+// previous hook. With no hook installed a cell behaves as in a normal build.
+func SetHook(h Hook) (restore func()) {
+	old := hook.Swap(&hookBox{h})
+	return func() { hook.Store(old) }
+}
+
+func before(op Op, p unsafe.Pointer) {
+	if b := hook.Load(); b != nil && b.h != nil {
+		b.h.Before(op, uintptr(p))
+	}
+}
+
+func after(op Op, p unsafe.Pointer, v uint64) {
+	if b := hook.Load(); b != nil && b.h != nil {
+		b.h.After(op, uintptr(p), v)
+	}
+}
+
+func b2u(ok bool) uint64 {
+	if ok {
+		return 1
+	}
+	return 0
+}
+
+// Uint32 is an atomic uint32. The zero value is 0.
+type Uint32 struct{ v atomic.Uint32 }
+
+// Load atomically loads the value.
+func (x *Uint32) Load() uint32 {
+	before(OpLoad, unsafe.Pointer(x))
+	v := x.v.Load()
+	after(OpLoad, unsafe.Pointer(x), uint64(v))
+	return v
+}
+
+// Store atomically stores v.
+func (x *Uint32) Store(v uint32) {
+	before(OpStore, unsafe.Pointer(x))
+	x.v.Store(v)
+	after(OpStore, unsafe.Pointer(x), uint64(v))
+}
+
+// Add atomically adds d and returns the new value.
+func (x *Uint32) Add(d uint32) uint32 {
+	before(OpAdd, unsafe.Pointer(x))
+	v := x.v.Add(d)
+	after(OpAdd, unsafe.Pointer(x), uint64(v))
+	return v
+}
+
+// Swap atomically stores v and returns the old value.
+func (x *Uint32) Swap(v uint32) uint32 {
+	before(OpSwap, unsafe.Pointer(x))
+	old := x.v.Swap(v)
+	after(OpSwap, unsafe.Pointer(x), uint64(v))
+	return old
+}
+
+// CompareAndSwap atomically replaces old with new and reports whether it did.
+func (x *Uint32) CompareAndSwap(old, new uint32) bool {
+	before(OpCAS, unsafe.Pointer(x))
+	ok := x.v.CompareAndSwap(old, new)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	return ok
+}
+
+// Uint64 is an atomic uint64. The zero value is 0.
+type Uint64 struct{ v atomic.Uint64 }
+
+// Load atomically loads the value.
+func (x *Uint64) Load() uint64 {
+	before(OpLoad, unsafe.Pointer(x))
+	v := x.v.Load()
+	after(OpLoad, unsafe.Pointer(x), v)
+	return v
+}
+
+// Store atomically stores v.
+func (x *Uint64) Store(v uint64) {
+	before(OpStore, unsafe.Pointer(x))
+	x.v.Store(v)
+	after(OpStore, unsafe.Pointer(x), v)
+}
+
+// Add atomically adds d and returns the new value.
+func (x *Uint64) Add(d uint64) uint64 {
+	before(OpAdd, unsafe.Pointer(x))
+	v := x.v.Add(d)
+	after(OpAdd, unsafe.Pointer(x), v)
+	return v
+}
+
+// Swap atomically stores v and returns the old value.
+func (x *Uint64) Swap(v uint64) uint64 {
+	before(OpSwap, unsafe.Pointer(x))
+	old := x.v.Swap(v)
+	after(OpSwap, unsafe.Pointer(x), v)
+	return old
+}
+
+// CompareAndSwap atomically replaces old with new and reports whether it did.
+func (x *Uint64) CompareAndSwap(old, new uint64) bool {
+	before(OpCAS, unsafe.Pointer(x))
+	ok := x.v.CompareAndSwap(old, new)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	return ok
+}
+
+// Int32 is an atomic int32. The zero value is 0.
+type Int32 struct{ v atomic.Int32 }
+
+// Load atomically loads the value.
+func (x *Int32) Load() int32 {
+	before(OpLoad, unsafe.Pointer(x))
+	v := x.v.Load()
+	after(OpLoad, unsafe.Pointer(x), uint64(v))
+	return v
+}
+
+// Store atomically stores v.
+func (x *Int32) Store(v int32) {
+	before(OpStore, unsafe.Pointer(x))
+	x.v.Store(v)
+	after(OpStore, unsafe.Pointer(x), uint64(v))
+}
+
+// Add atomically adds d and returns the new value.
+func (x *Int32) Add(d int32) int32 {
+	before(OpAdd, unsafe.Pointer(x))
+	v := x.v.Add(d)
+	after(OpAdd, unsafe.Pointer(x), uint64(v))
+	return v
+}
+
+// Swap atomically stores v and returns the old value.
+func (x *Int32) Swap(v int32) int32 {
+	before(OpSwap, unsafe.Pointer(x))
+	old := x.v.Swap(v)
+	after(OpSwap, unsafe.Pointer(x), uint64(v))
+	return old
+}
+
+// CompareAndSwap atomically replaces old with new and reports whether it did.
+func (x *Int32) CompareAndSwap(old, new int32) bool {
+	before(OpCAS, unsafe.Pointer(x))
+	ok := x.v.CompareAndSwap(old, new)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	return ok
+}
+
+// Int64 is an atomic int64. The zero value is 0.
+type Int64 struct{ v atomic.Int64 }
+
+// Load atomically loads the value.
+func (x *Int64) Load() int64 {
+	before(OpLoad, unsafe.Pointer(x))
+	v := x.v.Load()
+	after(OpLoad, unsafe.Pointer(x), uint64(v))
+	return v
+}
+
+// Store atomically stores v.
+func (x *Int64) Store(v int64) {
+	before(OpStore, unsafe.Pointer(x))
+	x.v.Store(v)
+	after(OpStore, unsafe.Pointer(x), uint64(v))
+}
+
+// Add atomically adds d and returns the new value.
+func (x *Int64) Add(d int64) int64 {
+	before(OpAdd, unsafe.Pointer(x))
+	v := x.v.Add(d)
+	after(OpAdd, unsafe.Pointer(x), uint64(v))
+	return v
+}
+
+// Swap atomically stores v and returns the old value.
+func (x *Int64) Swap(v int64) int64 {
+	before(OpSwap, unsafe.Pointer(x))
+	old := x.v.Swap(v)
+	after(OpSwap, unsafe.Pointer(x), uint64(v))
+	return old
+}
+
+// CompareAndSwap atomically replaces old with new and reports whether it did.
+func (x *Int64) CompareAndSwap(old, new int64) bool {
+	before(OpCAS, unsafe.Pointer(x))
+	ok := x.v.CompareAndSwap(old, new)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	return ok
+}
+
+// Bool is an atomic bool. The zero value is false.
+type Bool struct{ v atomic.Bool }
+
+// Load atomically loads the value.
+func (x *Bool) Load() bool {
+	before(OpLoad, unsafe.Pointer(x))
+	v := x.v.Load()
+	after(OpLoad, unsafe.Pointer(x), b2u(v))
+	return v
+}
+
+// Store atomically stores v.
+func (x *Bool) Store(v bool) {
+	before(OpStore, unsafe.Pointer(x))
+	x.v.Store(v)
+	after(OpStore, unsafe.Pointer(x), b2u(v))
+}
+
+// Swap atomically stores v and returns the old value.
+func (x *Bool) Swap(v bool) bool {
+	before(OpSwap, unsafe.Pointer(x))
+	old := x.v.Swap(v)
+	after(OpSwap, unsafe.Pointer(x), b2u(v))
+	return old
+}
+
+// CompareAndSwap atomically replaces old with new and reports whether it did.
+func (x *Bool) CompareAndSwap(old, new bool) bool {
+	before(OpCAS, unsafe.Pointer(x))
+	ok := x.v.CompareAndSwap(old, new)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	return ok
+}
+
+// Pointer is an atomic *T. The zero value is nil.
+type Pointer[T any] struct{ v atomic.Pointer[T] }
+
+// Load atomically loads the pointer.
+func (x *Pointer[T]) Load() *T {
+	before(OpLoad, unsafe.Pointer(x))
+	p := x.v.Load()
+	after(OpLoad, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(p))))
+	return p
+}
+
+// Store atomically stores p.
+func (x *Pointer[T]) Store(p *T) {
+	before(OpStore, unsafe.Pointer(x))
+	x.v.Store(p)
+	after(OpStore, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(p))))
+}
+
+// Swap atomically stores p and returns the old pointer.
+func (x *Pointer[T]) Swap(p *T) *T {
+	before(OpSwap, unsafe.Pointer(x))
+	old := x.v.Swap(p)
+	after(OpSwap, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(p))))
+	return old
+}
+
+// CompareAndSwap atomically replaces old with new and reports whether it did.
+func (x *Pointer[T]) CompareAndSwap(old, new *T) bool {
+	before(OpCAS, unsafe.Pointer(x))
+	ok := x.v.CompareAndSwap(old, new)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	return ok
+}

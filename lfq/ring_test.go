@@ -1,0 +1,207 @@
+package lfq_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/schedkit/schedkit/lfq"
+)
+
+// items returns n distinct items numbered from first.
+func items(first, n int) []*int {
+	out := make([]*int, n)
+	for i := range out {
+		v := first + i
+		out[i] = &v
+	}
+	return out
+}
+
+func vals(ps []*int) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = *p
+	}
+	return out
+}
+
+func seq(first, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = first + i
+	}
+	return out
+}
+
+func TestZeroRingIsEmptyAndUsable(t *testing.T) {
+	var r, dst lfq.Ring[int]
+	assert.Equal(t, 0, r.Len())
+	assert.Nil(t, r.Get())
+	assert.Empty(t, r.Drain(nil))
+	assert.Nil(t, r.StealHalf(&dst))
+	assert.Equal(t, 0, dst.Len())
+
+	x := 7
+	require.Nil(t, r.Put(&x, nil))
+	assert.Equal(t, 1, r.Len())
+	assert.Same(t, &x, r.Get())
+}
+
+func TestPutGetIsFIFO(t *testing.T) {
+	var r lfq.Ring[int]
+	for _, it := range items(0, 100) {
+		require.Nil(t, r.Put(it, nil))
+	}
+	var got []*int
+	for it := r.Get(); it != nil; it = r.Get() {
+		got = append(got, it)
+	}
+	assert.Equal(t, seq(0, 100), vals(got))
+}
+
+func TestPutNilPanicsNamingTheCall(t *testing.T) {
+	var r lfq.Ring[int]
+	assert.PanicsWithValue(t, "lfq: Ring.Put called with a nil item", func() { r.Put(nil, nil) })
+	assert.Equal(t, 0, r.Len())
+}
+
+func TestPutBatchNilPanicsAndPutsNothing(t *testing.T) {
+	var r lfq.Ring[int]
+	batch := items(0, 3)
+	batch[2] = nil
+	assert.PanicsWithValue(t, "lfq: Ring.PutBatch called with a nil item", func() { r.PutBatch(batch) })
+	assert.Equal(t, 0, r.Len(), "a batch that panicked must not be half published")
+	assert.Nil(t, r.Get())
+}
+
+func TestPutBatchPutsWhatFitsAndKeepsTheRest(t *testing.T) {
+	var r lfq.Ring[int]
+	require.Nil(t, r.Put(items(-1, 1)[0], nil))
+	batch := items(0, 300)
+	n := r.PutBatch(batch)
+	assert.Equal(t, lfq.Size-1, n)
+	assert.Equal(t, lfq.Size, r.Len())
+	assert.Equal(t, 0, r.PutBatch(batch[n:]), "a full ring takes nothing")
+	assert.Equal(t, 0, r.PutBatch(nil))
+	got := r.Drain(nil)
+	assert.Equal(t, append([]int{-1}, seq(0, n)...), vals(got))
+}
+
+func TestOverflowHandsBackOlderHalfPlusNewItem(t *testing.T) {
+	var r lfq.Ring[int]
+	require.Equal(t, lfq.Size, r.PutBatch(items(0, lfq.Size)))
+	extra := items(1000, 1)[0]
+
+	spill := r.Put(extra, nil)
+
+	require.Len(t, spill, lfq.OverflowLen)
+	assert.Equal(t, seq(0, lfq.Size/2), vals(spill[:lfq.Size/2]), "the older half, oldest first")
+	assert.Same(t, extra, spill[lfq.Size/2], "the new item ends the batch")
+	assert.Equal(t, lfq.Size/2, r.Len())
+	assert.Equal(t, seq(lfq.Size/2, lfq.Size/2), vals(r.Drain(nil)), "the newer half stays, in order")
+}
+
+func TestOverflowAppendsToAReusedSpillWithoutAllocating(t *testing.T) {
+	var r lfq.Ring[int]
+	sentinel := items(-5, 1)
+	spill := make([]*int, 0, 2*lfq.OverflowLen)
+	spill = append(spill, sentinel...)
+
+	r.PutBatch(items(0, lfq.Size))
+	out := r.Put(items(999, 1)[0], spill)
+	require.Len(t, out, 1+lfq.OverflowLen, "appends after what spill held")
+	assert.Same(t, sentinel[0], out[0])
+	assert.Same(t, &spill[0], &out[0], "no new backing array while capacity suffices")
+
+	// 1000 puts into a full ring: every 129th overflows, into the reused buffer.
+	it := items(0, 1)[0]
+	buf := make([]*int, 0, lfq.OverflowLen)
+	allocs := testing.AllocsPerRun(1000, func() { buf = r.Put(it, buf[:0]) })
+	assert.Zero(t, allocs)
+}
+
+func TestPutGetDoNotAllocate(t *testing.T) {
+	var r lfq.Ring[int]
+	it := items(0, 1)[0]
+	allocs := testing.AllocsPerRun(1000, func() {
+		r.Put(it, nil)
+		r.Get()
+	})
+	assert.Zero(t, allocs)
+}
+
+func TestStealHalfTakesOlderHalfRoundedUp(t *testing.T) {
+	for _, n := range []int{1, 2, 5, 128, 255, 256} {
+		var victim, thief lfq.Ring[int]
+		victim.PutBatch(items(0, n))
+		stolen := n - n/2
+
+		got := victim.StealHalf(&thief)
+
+		require.NotNil(t, got, "n=%d", n)
+		assert.Equal(t, stolen-1, *got, "n=%d: the thief runs the newest stolen item", n)
+		assert.Equal(t, seq(0, stolen-1), vals(thief.Drain(nil)), "n=%d: the rest sit in the thief's ring", n)
+		assert.Equal(t, seq(stolen, n-stolen), vals(victim.Drain(nil)), "n=%d: the victim keeps the newer half", n)
+	}
+}
+
+func TestStealHalfAppendsAfterThiefsOwnItems(t *testing.T) {
+	var victim, thief lfq.Ring[int]
+	thief.PutBatch(items(100, 3))
+	victim.PutBatch(items(0, 6))
+	got := victim.StealHalf(&thief)
+	require.NotNil(t, got)
+	assert.Equal(t, 2, *got)
+	assert.Equal(t, []int{100, 101, 102, 0, 1}, vals(thief.Drain(nil)))
+}
+
+func TestStealHalfMisusePanics(t *testing.T) {
+	var r, full lfq.Ring[int]
+	r.PutBatch(items(0, 4))
+	assert.PanicsWithValue(t, "lfq: Ring.StealHalf called with the victim as destination", func() { r.StealHalf(&r) })
+	assert.PanicsWithValue(t, "lfq: Ring.StealHalf called with a nil destination", func() { r.StealHalf(nil) })
+	full.PutBatch(items(100, lfq.Size/2+1))
+	assert.PanicsWithValue(t, "lfq: Ring.StealHalf: destination holds more than Size/2 items", func() { r.StealHalf(&full) })
+	assert.Equal(t, 4, r.Len(), "a refused steal takes nothing")
+	assert.Equal(t, lfq.Size/2+1, full.Len())
+}
+
+func TestDrainTakesEverythingInOrder(t *testing.T) {
+	var r lfq.Ring[int]
+	r.PutBatch(items(0, 10))
+	r.Get()
+	prefix := items(-1, 1)
+	got := r.Drain(prefix)
+	assert.Equal(t, append([]int{-1}, seq(1, 9)...), vals(got))
+	assert.Equal(t, 0, r.Len())
+	assert.Empty(t, r.Drain(nil))
+}
+
+func TestIndicesWrapAround(t *testing.T) {
+	// Walk head and tail across 2^32 many times over by cycling a nearly
+	// full ring; every 2^32 the index wraps and FIFO must hold throughout.
+	var r lfq.Ring[int]
+	lfq.SetIndices(&r, ^uint32(0)-100)
+	next, want := 0, 0
+	for range 3 {
+		for r.Len() < lfq.Size {
+			require.Nil(t, r.Put(items(next, 1)[0], nil))
+			next++
+		}
+		for r.Len() > 10 {
+			got := r.Get()
+			require.NotNil(t, got)
+			require.Equal(t, want, *got)
+			want++
+		}
+	}
+	var thief lfq.Ring[int]
+	lfq.SetIndices(&thief, ^uint32(0)-2)
+	stolen := r.StealHalf(&thief)
+	require.NotNil(t, stolen)
+	assert.Equal(t, want+4, *stolen)
+	assert.Equal(t, seq(want, 4), vals(thief.Drain(nil)))
+	assert.Equal(t, seq(want+5, 5), vals(r.Drain(nil)))
+}
