@@ -1,0 +1,525 @@
+package lfq_test
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/schedkit/schedkit/lfq"
+)
+
+// ringUnderTest is the surface of an lfq.Ring[int] that the model test and
+// the stress test drive. The real ring is wrapped by realRingUT; the broken
+// variants below wrap it too, so one checker runs against both.
+type ringUnderTest interface {
+	Put(t *int, spill []*int) []*int
+	PutBatch(ts []*int) int
+	Get() *int
+	StealHalf(dst ringUnderTest) *int
+	Drain(dst []*int) []*int
+	Len() int
+	// Ring returns the wrapped ring (for StealHalf's destination and for
+	// the non-destructive checks of the export_test.go helpers).
+	Ring() *lfq.Ring[int]
+}
+
+// realRingUT is the real ring, unchanged.
+type realRingUT struct{ r *lfq.Ring[int] }
+
+func newRealRingUT() ringUnderTest { return &realRingUT{r: new(lfq.Ring[int])} }
+
+func (w *realRingUT) Put(t *int, spill []*int) []*int { return w.r.Put(t, spill) }
+func (w *realRingUT) PutBatch(ts []*int) int          { return w.r.PutBatch(ts) }
+func (w *realRingUT) Get() *int                       { return w.r.Get() }
+func (w *realRingUT) Drain(dst []*int) []*int         { return w.r.Drain(dst) }
+func (w *realRingUT) Len() int                        { return w.r.Len() }
+func (w *realRingUT) Ring() *lfq.Ring[int]            { return w.r }
+
+func (w *realRingUT) StealHalf(dst ringUnderTest) *int {
+	if dst == nil {
+		return w.r.StealHalf(nil)
+	}
+	return w.r.StealHalf(dst.Ring())
+}
+
+// overflowDropsNewRing is a seeded mutant: when Put overflows, the batch it
+// hands back lacks the new item, which is therefore lost.
+type overflowDropsNewRing struct{ *realRingUT }
+
+func newOverflowDropsNewRing() ringUnderTest {
+	return overflowDropsNewRing{&realRingUT{r: new(lfq.Ring[int])}}
+}
+
+func (w overflowDropsNewRing) Put(t *int, spill []*int) []*int {
+	out := w.r.Put(t, spill)
+	if len(out) > len(spill) {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// stealsOneTooManyRing is a seeded mutant: StealHalf takes one item more than
+// half (rounded up) whenever the victim has one left.
+type stealsOneTooManyRing struct{ *realRingUT }
+
+func newStealsOneTooManyRing() ringUnderTest {
+	return stealsOneTooManyRing{&realRingUT{r: new(lfq.Ring[int])}}
+}
+
+func (w stealsOneTooManyRing) StealHalf(dst ringUnderTest) *int {
+	got := w.realRingUT.StealHalf(dst)
+	if got != nil {
+		if extra := w.r.Get(); extra != nil {
+			dst.Ring().PutBatch([]*int{extra})
+		}
+	}
+	return got
+}
+
+// itemIDs renders items as their ids (-1 for nil) for failure messages.
+func itemIDs(ps []*int) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		if p == nil {
+			out[i] = -1
+		} else {
+			out[i] = *p
+		}
+	}
+	return out
+}
+
+func itemID(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+// ringModelStats counts how often the state machine reached the interesting
+// paths, over all test cases of one run.
+type ringModelStats struct {
+	cases, overflows, prefixedOverflows, fullPutBatches, steals, stealPanics, wrapped int
+}
+
+// ringModel is the state machine: a few real rings and, for each, the
+// sequential model, a slice holding its items oldest first.
+type ringModel struct {
+	rings  []ringUnderTest
+	models [][]*int
+	starts []uint32
+	nextID int
+	spill  []*int // reused overflow buffer, as in spill = r.Put(t, spill[:0])
+	stats  *ringModelStats
+}
+
+func (m *ringModel) newItem() *int {
+	p := new(int)
+	*p = m.nextID
+	m.nextID++
+	return p
+}
+
+func (m *ringModel) newItems(n int) []*int {
+	out := make([]*int, n)
+	for i := range out {
+		out[i] = m.newItem()
+	}
+	return out
+}
+
+func (m *ringModel) drawRing(t *rapid.T, label string) int {
+	return rapid.IntRange(0, len(m.rings)-1).Draw(t, label)
+}
+
+// checkRing compares ring i with its model: Len and, without consuming
+// anything, the items between head and tail.
+func (m *ringModel) checkRing(t *rapid.T, i int, after string) {
+	t.Helper()
+	want := m.models[i]
+	if got := m.rings[i].Len(); got != len(want) {
+		t.Fatalf("after %s: ring %d: Len() = %d, model holds %d", after, i, got, len(want))
+	}
+	if got := lfq.Contents(m.rings[i].Ring()); !slices.Equal(got, want) {
+		t.Fatalf("after %s: ring %d holds %v, model holds %v", after, i, itemIDs(got), itemIDs(want))
+	}
+}
+
+func (m *ringModel) checkAll(t *rapid.T, after string) {
+	t.Helper()
+	for i := range m.rings {
+		m.checkRing(t, i, after)
+	}
+}
+
+// put does one Put on ring i with the given spill buffer and checks the
+// result against the model: spill unchanged when there was room, else spill
+// followed by the model's oldest Size/2 items and t.
+func (m *ringModel) put(t *rapid.T, i int, item *int, spill []*int) []*int {
+	t.Helper()
+	prefix := slices.Clone(spill)
+	out := m.rings[i].Put(item, spill)
+	model := m.models[i]
+	if len(model) < lfq.Size {
+		if len(out) != len(spill) || !slices.Equal(out, prefix) {
+			t.Fatalf("Put(%d) on ring %d holding %d: returned %v, want the spill %v unchanged",
+				*item, i, len(model), itemIDs(out), itemIDs(prefix))
+		}
+		if spill == nil && out != nil {
+			t.Fatalf("Put(%d) with a nil spill and room in ring %d returned non-nil %v", *item, i, itemIDs(out))
+		}
+		m.models[i] = append(model, item)
+		return out
+	}
+	m.stats.overflows++
+	if len(prefix) > 0 {
+		m.stats.prefixedOverflows++
+	}
+	want := slices.Concat(prefix, model[:lfq.Size/2], []*int{item})
+	if !slices.Equal(out, want) {
+		t.Fatalf("Put(%d) overflow batch of full ring %d: got %v, want %v (spill prefix %d, then oldest %d, then the new item)",
+			*item, i, itemIDs(out), itemIDs(want), len(prefix), lfq.Size/2)
+	}
+	if len(out)-len(prefix) != lfq.OverflowLen {
+		t.Fatalf("Put overflow batch has %d items, want OverflowLen = %d", len(out)-len(prefix), lfq.OverflowLen)
+	}
+	m.models[i] = slices.Clone(model[lfq.Size/2:])
+	return out
+}
+
+// expectPanic runs f and fails unless it panics with a message containing
+// want.
+func expectPanic(t *rapid.T, what, want string, f func()) {
+	t.Helper()
+	var r any
+	func() {
+		defer func() { r = recover() }()
+		f()
+	}()
+	if r == nil {
+		t.Fatalf("%s: did not panic, want a panic containing %q", what, want)
+	}
+	if msg := fmt.Sprint(r); !strings.Contains(msg, want) {
+		t.Fatalf("%s: panicked with %q, want a message containing %q", what, msg, want)
+	}
+}
+
+func (m *ringModel) actions() map[string]func(*rapid.T) {
+	return map[string]func(*rapid.T){
+		// One Put: spill is nil, the reused empty buffer, or a buffer that
+		// already holds items (the batch must go after them).
+		"Put": func(t *rapid.T) {
+			i := m.drawRing(t, "ring")
+			var spill []*int
+			switch rapid.IntRange(0, 2).Draw(t, "spill") {
+			case 1:
+				spill = m.spill[:0]
+			case 2:
+				spill = append(m.spill[:0], m.newItems(rapid.IntRange(1, 3).Draw(t, "prefix"))...)
+			}
+			out := m.put(t, i, m.newItem(), spill)
+			if cap(out) > cap(m.spill) {
+				m.spill = out[:0]
+			}
+		},
+		// Many Puts in a row with the reused buffer.
+		"PutMany": func(t *rapid.T) {
+			i := m.drawRing(t, "ring")
+			for range rapid.IntRange(1, 300).Draw(t, "k") {
+				m.spill = m.put(t, i, m.newItem(), m.spill[:0])
+			}
+		},
+		// Puts until the ring has overflowed, then a few more, each with
+		// the reused buffer holding the same 0 to 3 items already.
+		"FillAndOverflow": func(t *rapid.T) {
+			i := m.drawRing(t, "ring")
+			prefix := m.newItems(rapid.IntRange(0, 3).Draw(t, "prefix"))
+			k := lfq.Size - len(m.models[i]) + rapid.IntRange(1, 140).Draw(t, "extra")
+			for range k {
+				m.spill = m.put(t, i, m.newItem(), append(m.spill[:0], prefix...))
+			}
+		},
+		"PutNil": func(t *rapid.T) {
+			i := m.drawRing(t, "ring")
+			expectPanic(t, "Put(nil)", "Ring.Put", func() { m.rings[i].Put(nil, nil) })
+			m.checkRing(t, i, "Put(nil)")
+		},
+		// PutBatch of up to 300 items: it puts the prefix that fits and
+		// the caller keeps ts[n:].
+		"PutBatch": func(t *rapid.T) {
+			i := m.drawRing(t, "ring")
+			ts := m.newItems(rapid.IntRange(0, 300).Draw(t, "k"))
+			orig := slices.Clone(ts)
+			free := lfq.Size - len(m.models[i])
+			want := min(len(ts), free)
+			n := m.rings[i].PutBatch(ts)
+			if n != want {
+				t.Fatalf("PutBatch of %d items into ring %d holding %d: n = %d, want %d", len(ts), i, len(m.models[i]), n, want)
+			}
+			if !slices.Equal(ts, orig) {
+				t.Fatalf("PutBatch modified its argument: %v, was %v", itemIDs(ts), itemIDs(orig))
+			}
+			if n < len(ts) {
+				m.stats.fullPutBatches++
+			}
+			m.models[i] = append(m.models[i], ts[:n]...)
+			m.checkRing(t, i, "PutBatch") // the kept suffix ts[n:] is not in the ring
+		},
+		// PutBatch with a nil: panics, putting nothing, if the nil is in the
+		// prefix that fits; otherwise the nil is in the kept suffix.
+		"PutBatchNil": func(t *rapid.T) {
+			i := m.drawRing(t, "ring")
+			ts := m.newItems(rapid.IntRange(1, 300).Draw(t, "k"))
+			at := rapid.IntRange(0, len(ts)-1).Draw(t, "nilAt")
+			ts[at] = nil
+			free := lfq.Size - len(m.models[i])
+			if at < free {
+				expectPanic(t, "PutBatch with a nil", "Ring.PutBatch", func() { m.rings[i].PutBatch(ts) })
+			} else {
+				if n := m.rings[i].PutBatch(ts); n != free {
+					t.Fatalf("PutBatch with a nil at %d beyond free %d: n = %d", at, free, n)
+				}
+				m.models[i] = append(m.models[i], ts[:free]...)
+			}
+			m.checkRing(t, i, "PutBatch with a nil")
+		},
+		"Get": func(t *rapid.T) {
+			i := m.drawRing(t, "ring")
+			got := m.rings[i].Get()
+			var want *int
+			if len(m.models[i]) > 0 {
+				want = m.models[i][0]
+				m.models[i] = m.models[i][1:]
+			}
+			if got != want {
+				t.Fatalf("Get on ring %d: got %d, want %d", i, itemID(got), itemID(want))
+			}
+		},
+		"StealHalf": func(t *rapid.T) {
+			src := m.drawRing(t, "victim")
+			dst := (src + rapid.IntRange(1, len(m.rings)-1).Draw(t, "thiefOffset")) % len(m.rings)
+			if len(m.models[dst]) > lfq.Size/2 {
+				m.stats.stealPanics++
+				expectPanic(t, "StealHalf into a ring holding more than Size/2", "more than Size/2",
+					func() { m.rings[src].StealHalf(m.rings[dst]) })
+				m.checkRing(t, src, "StealHalf panic")
+				m.checkRing(t, dst, "StealHalf panic")
+				return
+			}
+			got := m.rings[src].StealHalf(m.rings[dst])
+			victim := m.models[src]
+			n := len(victim) - len(victim)/2
+			var want *int
+			if n > 0 {
+				m.stats.steals++
+				want = victim[n-1]
+				m.models[dst] = append(m.models[dst], victim[:n-1]...)
+				m.models[src] = slices.Clone(victim[n:])
+			}
+			if got != want {
+				t.Fatalf("StealHalf from ring %d (%d items) into ring %d: returned %d, want %d",
+					src, len(victim), dst, itemID(got), itemID(want))
+			}
+			m.checkRing(t, src, "StealHalf (victim)")
+			m.checkRing(t, dst, "StealHalf (thief)")
+		},
+		"StealHalfMisuse": func(t *rapid.T) {
+			i := m.drawRing(t, "ring")
+			expectPanic(t, "StealHalf into itself", "victim as destination", func() { m.rings[i].StealHalf(m.rings[i]) })
+			expectPanic(t, "StealHalf into nil", "nil destination", func() { m.rings[i].StealHalf(nil) })
+			m.checkRing(t, i, "StealHalf misuse")
+		},
+		"Drain": func(t *rapid.T) {
+			i := m.drawRing(t, "ring")
+			var dst []*int
+			if rapid.Bool().Draw(t, "prefix") {
+				dst = m.newItems(rapid.IntRange(1, 3).Draw(t, "prefixLen"))
+			}
+			want := slices.Concat(dst, m.models[i])
+			got := m.rings[i].Drain(dst)
+			if !slices.Equal(got, want) {
+				t.Fatalf("Drain of ring %d: got %v, want %v", i, itemIDs(got), itemIDs(want))
+			}
+			m.models[i] = nil
+		},
+		"Len": func(t *rapid.T) {
+			for i, r := range m.rings {
+				if got := r.Len(); got != len(m.models[i]) {
+					t.Fatalf("Len of ring %d = %d, model holds %d", i, got, len(m.models[i]))
+				}
+			}
+		},
+		"": func(t *rapid.T) {
+			m.checkAll(t, "an action")
+		},
+	}
+}
+
+// checkRingModel is the model property over rings made by newRing. It is run
+// against the real ring by TestRingModel and against seeded mutants by
+// TestRingModelCatchesMutants.
+func checkRingModel(t *rapid.T, newRing func() ringUnderTest, stats *ringModelStats) {
+	stats.cases++
+	m := &ringModel{stats: stats}
+	nRings := rapid.IntRange(2, 3).Draw(t, "rings")
+	start := rapid.OneOf(
+		rapid.Just(uint32(0)),
+		rapid.Uint32Range(math.MaxUint32-lfq.Size-300, math.MaxUint32),
+		rapid.Uint32(),
+	)
+	for i := range nRings {
+		r := newRing()
+		s := start.Draw(t, fmt.Sprintf("start%d", i))
+		lfq.SetIndices(r.Ring(), s)
+		m.rings = append(m.rings, r)
+		m.models = append(m.models, nil)
+		m.starts = append(m.starts, s)
+	}
+	t.Repeat(m.actions())
+
+	// At the end, take everything out through the public API.
+	for i, r := range m.rings {
+		if h, _ := lfq.Indices(r.Ring()); h < m.starts[i] {
+			stats.wrapped++
+		}
+		got := r.Drain(nil)
+		if !slices.Equal(got, m.models[i]) {
+			t.Fatalf("final Drain of ring %d: got %v, want %v", i, itemIDs(got), itemIDs(m.models[i]))
+		}
+		if n := r.Len(); n != 0 {
+			t.Fatalf("ring %d: Len() = %d after Drain", i, n)
+		}
+		if p := r.Get(); p != nil {
+			t.Fatalf("ring %d: Get() = %d after Drain", i, *p)
+		}
+	}
+}
+
+func TestRingModel(t *testing.T) {
+	var stats ringModelStats
+	rapid.Check(t, func(t *rapid.T) {
+		checkRingModel(t, newRealRingUT, &stats)
+	})
+	t.Logf("ring model coverage: %d overflows (%d into a non-empty spill), %d PutBatch hitting a full ring, %d steals, %d steal-precondition panics, %d rings whose indices wrapped",
+		stats.overflows, stats.prefixedOverflows, stats.fullPutBatches, stats.steals, stats.stealPanics, stats.wrapped)
+	// With the default 100 cases each of these paths is reached dozens of
+	// times; -short runs too few cases to insist.
+	if !testing.Short() && (stats.overflows == 0 || stats.prefixedOverflows == 0 || stats.steals == 0 || stats.stealPanics == 0 || stats.wrapped == 0) {
+		t.Errorf("the state machine missed a path: %+v", stats)
+	}
+	t.Logf("lfq model: %d checks passed", stats.cases)
+}
+
+// failRecorder is a rapid.TB that records failures instead of failing the
+// enclosing test, so a test can assert that rapid.Check fails.
+type failRecorder struct {
+	name   string
+	mu     sync.Mutex
+	failed bool
+	errs   []string
+}
+
+// failNowSignal is what failRecorder.FailNow panics with; runExpectingFailure
+// recovers it.
+type failNowSignal struct{}
+
+func (f *failRecorder) Helper()                   {}
+func (f *failRecorder) Name() string              { return f.name }
+func (f *failRecorder) Logf(string, ...any)       {}
+func (f *failRecorder) Log(...any)                {}
+func (f *failRecorder) Skipf(string, ...any)      { f.SkipNow() }
+func (f *failRecorder) Skip(...any)               { f.SkipNow() }
+func (f *failRecorder) SkipNow()                  { f.Errorf("rapid skipped the check"); f.FailNow() }
+func (f *failRecorder) Error(args ...any)         { f.Errorf("%s", fmt.Sprint(args...)) }
+func (f *failRecorder) Fatal(args ...any)         { f.Error(args...); f.FailNow() }
+func (f *failRecorder) Fatalf(s string, a ...any) { f.Errorf(s, a...); f.FailNow() }
+func (f *failRecorder) FailNow()                  { f.Fail(); panic(failNowSignal{}) }
+
+func (f *failRecorder) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed = true
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+}
+
+func (f *failRecorder) Fail() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed = true
+}
+
+func (f *failRecorder) Failed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed
+}
+
+// setFlag sets a command-line flag for the rest of the test.
+func setFlag(t *testing.T, name, value string) {
+	t.Helper()
+	fl := flag.Lookup(name)
+	if fl == nil {
+		t.Fatalf("no flag %s", name)
+	}
+	old := fl.Value.String()
+	if err := fl.Value.Set(value); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fl.Value.Set(old) })
+}
+
+// runExpectingFailure runs rapid.Check(prop) on a failRecorder and returns
+// it. No fail file is written, shrinking is kept short, and up to 1000 cases
+// (200 with -short) are tried; rapid stops at the first failure.
+func runExpectingFailure(t *testing.T, prop func(*rapid.T)) *failRecorder {
+	t.Helper()
+	setFlag(t, "rapid.checks", "1000")
+	setFlag(t, "rapid.nofailfile", "true")
+	setFlag(t, "rapid.shrinktime", "5s")
+	rec := &failRecorder{name: t.Name()}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(failNowSignal); !ok {
+					panic(r)
+				}
+			}
+		}()
+		rapid.Check(rec, prop)
+	}()
+	return rec
+}
+
+// TestRingModelCatchesMutants proves the model test can fail: each seeded
+// mutant must be reported by rapid, for the expected reason.
+func TestRingModelCatchesMutants(t *testing.T) {
+	mutants := []struct {
+		name    string
+		newRing func() ringUnderTest
+		reason  string
+	}{
+		{"overflow batch drops the new item", newOverflowDropsNewRing, "overflow batch"},
+		{"StealHalf takes one too many", newStealsOneTooManyRing, "StealHalf"},
+	}
+	for _, mu := range mutants {
+		t.Run(mu.name, func(t *testing.T) {
+			var stats ringModelStats
+			rec := runExpectingFailure(t, func(rt *rapid.T) { checkRingModel(rt, mu.newRing, &stats) })
+			if !rec.Failed() {
+				t.Fatalf("rapid did not catch the mutant %q in %d cases", mu.name, stats.cases)
+			}
+			all := strings.Join(rec.errs, "\n")
+			if !strings.Contains(all, mu.reason) {
+				t.Fatalf("rapid failed on the mutant %q but not for the expected reason %q:\n%s", mu.name, mu.reason, all)
+			}
+			first, _, _ := strings.Cut(all, "\n")
+			t.Logf("caught: %s", first)
+		})
+	}
+}
