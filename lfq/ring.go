@@ -46,6 +46,9 @@ func (r *Ring[T]) Put(t *T, spill []*T) []*T {
 		h := r.head.Load() // slots before h are free for reuse
 		tl := r.tail.Load()
 		if tl-h < Size {
+			if mutant == publishBeforeWrite {
+				r.tail.Store(tl + 1)
+			}
 			r.slots[tl%Size].Store(t)
 			r.tail.Store(tl + 1) // publish only after the slot holds t
 			return spill
@@ -73,12 +76,16 @@ func (r *Ring[T]) overflow(t *T, h, tl uint32, spill []*T) ([]*T, bool) {
 	if !r.head.CompareAndSwap(h, h+n) {
 		return spill[:start], false
 	}
+	if mutant == overflowDropsNew {
+		return spill, true
+	}
 	return append(spill, t), true
 }
 
 // PutBatch appends as many items of ts as fit, in order, and publishes them
 // with one store of the tail. It returns how many it put: the caller keeps
-// ts[n:] (the runtime sends them to the global queue). Owner only.
+// ts[n:] (the runtime sends them to the global queue). Owner only. The room
+// is counted once at the start; consumers may free more before the store.
 //
 // PutBatch panics, having put nothing, if any item it would put is nil. It
 // mirrors runqputbatch.
@@ -109,6 +116,9 @@ func (r *Ring[T]) Get() *T {
 		t := r.slots[h%Size].Load()
 		if r.head.CompareAndSwap(h, h+1) { // the item is ours only if no thief took h first
 			return t
+		}
+		if mutant == getNoRetry {
+			return nil
 		}
 	}
 }
@@ -143,6 +153,10 @@ func (r *Ring[T]) Drain(dst []*T) []*T {
 // of the moved items (the newest of them) for the caller to run; the others
 // are published at dst's tail. It returns nil if r was empty.
 //
+// Half is of the length the thief read: the owner may put more before the
+// claiming CAS lands, so a steal takes at most half of the ring as it then
+// stands, rounded up, and at least half of what it saw.
+//
 // Any goroutine may steal from r, but dst must be a ring the caller owns, it
 // must not be r, and it must hold at most Size/2 items so that the stolen
 // half fits; StealHalf panics otherwise. It mirrors runqsteal with runqgrab.
@@ -176,15 +190,21 @@ func (r *Ring[T]) grab(buf *[Size]atomicx.Pointer[T], at uint32) uint32 {
 		h := r.head.Load()
 		tl := r.tail.Load()
 		n := tl - h
-		n -= n / 2
+		if mutant != stealAllNoCheck {
+			n -= n / 2
+		}
 		if n == 0 {
 			return 0
 		}
-		if n > Size/2 {
+		if n > Size/2 && mutant != stealAllNoCheck {
 			continue // head moved between the loads: h and tl are inconsistent
 		}
 		for i := range n {
 			buf[(at+i)%Size].Store(r.slots[(h+i)%Size].Load())
+		}
+		if mutant == stealNoCAS {
+			r.head.Store(h + n)
+			return n
 		}
 		if r.head.CompareAndSwap(h, h+n) { // the copies are valid only if head did not move
 			return n

@@ -1,0 +1,59 @@
+// Package linearize records call/return histories of concurrent operations
+// and checks them for linearizability with porcupine
+// (github.com/anishathalye/porcupine). It is test support: several
+// components' stress tests use it for bar item 6 of the design brief
+// ("histories from the stress test checked by porcupine against the
+// sequential model").
+//
+// # Recording
+//
+// A Recorder holds one history. Each goroutine that takes part gets its own
+// Client (Recorder.Client) and brackets every operation it performs on the
+// object under test with Begin and End:
+//
+//	rec := linearize.New(t.Name())
+//	c := rec.Client(0)           // one per goroutine, ids 0, 1, 2, ...
+//	c.Begin(putInput{x})         // stamps the call
+//	out := ring.Put(x, nil)
+//	c.End(ids(out))              // stamps the return, stores the output
+//	...                          // wait for every goroutine (wg.Wait)
+//	res, err := rec.Check(model, 10*time.Second)
+//
+// Timestamps come from one shared logical clock, an atomic counter that
+// Begin and End each increment once, so every timestamp is distinct and
+// "operation A returned before B was called" in real time implies
+// A.Return < B.Call. A Client appends only to its own slice; the counter
+// is the only word the goroutines share, so recording adds one atomic
+// add per call and per return and no lock. EndFunc stamps the return first
+// and computes the output afterwards, for outputs that cost something to
+// build (a slice copied out of a data structure only the caller touches),
+// so the recorded interval stays as tight as the operation itself.
+//
+// The counter is a synchronizing atomic: under the race detector each
+// increment is a happens-before edge between the goroutines that touch it,
+// which can hide a data race in the code under test. Keep a stress test
+// without recording for the race detector (lfq does); the linearizability
+// test checks the values, not the races.
+//
+// # Checking
+//
+// Recorder.Check (or CheckOperations on a hand-built []porcupine.Operation)
+// runs porcupine.CheckOperationsVerbose against a porcupine.Model with a
+// timeout and reports one of three outcomes, never confusing them:
+//
+//   - porcupine.Ok: the history is linearizable; the error is nil.
+//   - porcupine.Illegal: it is not; the HTML visualization of the longest
+//     partial linearizations is written to a file, and the error (wrapping
+//     ErrNotLinearizable) names it. The directory is $SCHEDKIT_LINEARIZE_DIR
+//     if set, else os.TempDir()/schedkit-linearize; it outlives the test
+//     (t.TempDir would delete the evidence). The file name is the sanitized
+//     history name, the time and a random suffix.
+//   - porcupine.Unknown: the search timed out; the error wraps ErrTimeout.
+//     This is not a pass: the history was neither accepted nor refuted.
+//
+// Porcupine's search is exponential in the worst case (in the number of
+// operations that overlap in time), so check many short histories (a few
+// hundred operations each) rather than one long one. Result.Concurrent
+// counts the operations that overlapped an operation of another client, a
+// measure of how much concurrency a history actually exercised.
+package linearize

@@ -1,0 +1,292 @@
+package linearize
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// DirEnv is the environment variable that, when set, names the directory
+// for the visualizations of histories that are not linearizable.
+const DirEnv = "SCHEDKIT_LINEARIZE_DIR"
+
+// ErrNotLinearizable is wrapped by the error of a check whose outcome is
+// porcupine.Illegal.
+var ErrNotLinearizable = errors.New("linearize: history is not linearizable")
+
+// ErrTimeout is wrapped by the error of a check whose outcome is
+// porcupine.Unknown: the search ran out of time, so the history was neither
+// accepted nor refuted.
+var ErrTimeout = errors.New("linearize: linearizability check timed out")
+
+// Recorder records one history: the operations of a few Clients, stamped
+// by one shared logical clock. The zero value is not usable; call New.
+type Recorder struct {
+	clock atomic.Int64 // the last timestamp handed out
+	name  string
+
+	mu      sync.Mutex
+	clients []*Client
+}
+
+// New returns an empty Recorder. name identifies the history in errors and
+// in the visualization's file name; a test's t.Name() is a good choice.
+func New(name string) *Recorder {
+	return &Recorder{name: name}
+}
+
+// Client returns a new recorder of operations for one goroutine, whose
+// operations carry id as their porcupine ClientId. Ids should be small and
+// start at 0 (the visualization draws one row per id). Client may be called
+// from any goroutine; it panics if id is negative or already taken.
+func (r *Recorder) Client(id int) *Client {
+	if id < 0 {
+		panic(fmt.Sprintf("linearize: Recorder.Client called with negative id %d", id))
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.clients {
+		if c.id == id {
+			panic(fmt.Sprintf("linearize: Recorder.Client called twice with id %d", id))
+		}
+	}
+	c := &Client{r: r, id: id}
+	r.clients = append(r.clients, c)
+	return c
+}
+
+// Client records the operations of one goroutine, one at a time. Its
+// methods must be called by one goroutine at a time (its owner).
+type Client struct {
+	r    *Recorder
+	id   int
+	open bool // an operation has begun and not ended: ops[len-1]
+	ops  []porcupine.Operation
+	_    [64]byte // keep clients' hot fields on different cache lines
+}
+
+// Begin records the call of an operation with the given input and stamps
+// it. It panics if the Client's previous operation has not ended.
+func (c *Client) Begin(input any) {
+	if c.open {
+		panic("linearize: Client.Begin called while an operation is open")
+	}
+	c.open = true
+	c.ops = append(c.ops, porcupine.Operation{ClientId: c.id, Input: input, Call: c.r.clock.Add(1)})
+}
+
+// End stamps the return of the operation begun last and records its
+// output. It panics if no operation is open.
+func (c *Client) End(output any) {
+	op := c.closing("End")
+	op.Return = c.r.clock.Add(1)
+	op.Output = output
+}
+
+// EndFunc is End for an output that costs something to compute: it stamps
+// the return first and only then calls output, so the work of building the
+// output does not widen the operation's interval. output must not depend on
+// what other goroutines do after the operation returned.
+func (c *Client) EndFunc(output func() any) {
+	op := c.closing("EndFunc")
+	op.Return = c.r.clock.Add(1)
+	op.Output = output()
+}
+
+// closing closes the open operation and returns it for End or EndFunc
+// (named by call) to fill in.
+func (c *Client) closing(call string) *porcupine.Operation {
+	if !c.open {
+		panic("linearize: Client." + call + " called with no open operation")
+	}
+	c.open = false
+	return &c.ops[len(c.ops)-1]
+}
+
+// Operations returns the recorded history, ordered by call time. It
+// returns an error, and no history, if an operation has begun and not
+// ended. Call it only after every Client's goroutine has finished, with a
+// happens-before edge (sync.WaitGroup.Wait, a channel receive).
+func (r *Recorder) Operations() ([]porcupine.Operation, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var ops []porcupine.Operation
+	for _, c := range r.clients {
+		if c.open {
+			return nil, fmt.Errorf("linearize: history %q: client %d has an operation that began and did not end", r.name, c.id)
+		}
+		ops = append(ops, c.ops...)
+	}
+	slices.SortFunc(ops, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
+	return ops, nil
+}
+
+// Check checks the recorded history against model; see CheckOperations.
+// Call it only after every Client's goroutine has finished, as for
+// Operations.
+func (r *Recorder) Check(model porcupine.Model, timeout time.Duration) (Result, error) {
+	ops, err := r.Operations()
+	if err != nil {
+		return Result{}, err
+	}
+	return CheckOperations(r.name, model, ops, timeout)
+}
+
+// Result describes one check.
+type Result struct {
+	// Outcome is porcupine.Ok, porcupine.Illegal or porcupine.Unknown (the
+	// check timed out); empty if the history could not be checked.
+	Outcome porcupine.CheckResult
+	// Operations is the number of operations in the history.
+	Operations int
+	// Concurrent is how many of them overlapped in time an operation of
+	// another client: 0 means the history was sequential.
+	Concurrent int
+	// File is the HTML visualization written for an Illegal outcome, else "".
+	File string
+	// Elapsed is the time porcupine's search took.
+	Elapsed time.Duration
+}
+
+// CheckOperations checks the history ops against model with
+// porcupine.CheckOperationsVerbose, giving up after timeout (0: never).
+// The error is nil exactly when the outcome is porcupine.Ok. For Illegal it
+// writes the visualization (see the package documentation for where) and
+// returns an error wrapping ErrNotLinearizable that names the file; for
+// Unknown an error wrapping ErrTimeout. name identifies the history in
+// errors and in the file name.
+func CheckOperations(name string, model porcupine.Model, ops []porcupine.Operation, timeout time.Duration) (Result, error) {
+	res := Result{Operations: len(ops), Concurrent: concurrent(ops)}
+	start := time.Now()
+	outcome, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
+	res.Elapsed = time.Since(start)
+	res.Outcome = outcome
+	switch outcome {
+	case porcupine.Ok:
+		return res, nil
+	case porcupine.Unknown:
+		return res, fmt.Errorf("%w: history %q of %d operations (%d concurrent) not decided within %v",
+			ErrTimeout, name, len(ops), res.Concurrent, timeout)
+	case porcupine.Illegal:
+		file, err := visualize(name, model, info)
+		res.File = file
+		if err != nil {
+			return res, fmt.Errorf("%w: history %q of %d operations; writing the visualization failed: %w",
+				ErrNotLinearizable, name, len(ops), err)
+		}
+		return res, fmt.Errorf("%w: history %q of %d operations; visualization: %s",
+			ErrNotLinearizable, name, len(ops), file)
+	default:
+		return res, fmt.Errorf("linearize: history %q: porcupine returned unknown outcome %q", name, outcome)
+	}
+}
+
+// Dir returns the directory for visualizations: $SCHEDKIT_LINEARIZE_DIR if
+// set, else os.TempDir()/schedkit-linearize.
+func Dir() string {
+	if d := os.Getenv(DirEnv); d != "" {
+		return d
+	}
+	return filepath.Join(os.TempDir(), "schedkit-linearize")
+}
+
+// visualize writes porcupine's HTML visualization of info into a new file
+// in Dir and returns its path ("" if none was created).
+func visualize(name string, model porcupine.Model, info porcupine.LinearizationInfo) (string, error) {
+	dir := Dir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	pattern := sanitize(name) + "-" + time.Now().Format("20060102-150405") + "-*.html"
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", err
+	}
+	err = porcupine.Visualize(model, info, f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return f.Name(), err
+}
+
+// sanitize makes name usable as a file name: letters, digits, '.', '-' and
+// '_' are kept and everything else (the '/' of a subtest) becomes '_'.
+func sanitize(name string) string {
+	s := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, name)
+	s = strings.TrimLeft(s, ".")
+	if len(s) > 100 {
+		s = s[:100]
+	}
+	if s == "" {
+		s = "history"
+	}
+	return s
+}
+
+// concurrent counts the operations of ops whose interval [Call, Return]
+// overlaps that of an operation of another client. Two closed intervals
+// overlap exactly when one is called while the other is open, so one sweep
+// over the calls and returns in time order (calls first at equal times, as
+// porcupine orders them) finds every overlapping pair's later call.
+func concurrent(ops []porcupine.Operation) int {
+	type event struct {
+		t    int64
+		ret  bool
+		op   int
+		clnt int
+	}
+	evs := make([]event, 0, 2*len(ops))
+	for i, op := range ops {
+		evs = append(evs, event{op.Call, false, i, op.ClientId}, event{op.Return, true, i, op.ClientId})
+	}
+	slices.SortFunc(evs, func(a, b event) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		switch {
+		case a.ret == b.ret:
+			return 0
+		case b.ret: // calls first
+			return -1
+		default:
+			return 1
+		}
+	})
+	overlapped := make([]bool, len(ops))
+	open := map[int]int{} // op index -> client, for the operations now open
+	for _, e := range evs {
+		if e.ret {
+			delete(open, e.op)
+			continue
+		}
+		for i, c := range open {
+			if c != e.clnt {
+				overlapped[i] = true
+				overlapped[e.op] = true
+			}
+		}
+		open[e.op] = e.clnt
+	}
+	n := 0
+	for _, o := range overlapped {
+		if o {
+			n++
+		}
+	}
+	return n
+}

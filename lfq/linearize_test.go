@@ -1,0 +1,583 @@
+package lfq_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/stretchr/testify/require"
+
+	"github.com/schedkit/schedkit/internal/linearize"
+	"github.com/schedkit/schedkit/lfq"
+)
+
+// Bar item 6: histories of one victim ring, hammered by its owner and a few
+// thieves, checked by porcupine against the sequential spec below.
+//
+// Every identifier of this file but the tests starts with lin, to stay
+// clear of the other test files of the package.
+
+// linKind names an operation of the victim ring.
+type linKind uint8
+
+const (
+	linPut linKind = iota
+	linPutBatch
+	linGet
+	linStealHalf
+	linDrain
+	linLen
+)
+
+var linKindNames = [...]string{"Put", "PutBatch", "Get", "StealHalf", "Drain", "Len"}
+
+// linInput is an operation's input: the item Put appends, or the batch
+// PutBatch is given. Items are ids: *p for an item p of the ring. For
+// StealHalf, tail is the victim's tail index that the thief read just
+// before the call.
+type linInput struct {
+	kind  linKind
+	items []int
+	tail  uint32
+}
+
+// linOutput is an operation's output.
+type linOutput struct {
+	// Put: the overflow batch it handed back (nil: none). Get: the item
+	// (nil: the ring was empty). StealHalf: every item it took from the
+	// victim in ring order (the ones published into the thief's ring, then
+	// the returned one). Drain: the items, oldest first.
+	items []int
+	// PutBatch: how many it put. Len: the length.
+	n int
+}
+
+// linState is the spec's state. items is never written once created, so
+// states can share backing arrays.
+type linState struct {
+	items []int  // the ring, oldest first
+	head  uint32 // the ring's index of items[0]; the tail is head+len(items)
+	// ownerLen is len(items) right after the owner's last Put, PutBatch,
+	// Get or Drain took effect. Between two owner operations only
+	// consumers act, so the ring's length only falls from ownerLen.
+	ownerLen int
+}
+
+// linOwnerState is the state after an owner operation left items from
+// index head on.
+func linOwnerState(items []int, head uint32) linState {
+	return linState{items: items, head: head, ownerLen: len(items)}
+}
+
+// linStep is the sequential spec of one ring, every operation included.
+// Each operation takes effect at one instant of its call, as follows:
+//
+//   - Put(x): if the ring is not full, appends x and returns no batch; if it
+//     is full, removes the Size/2 oldest items and returns them plus x.
+//   - PutBatch(xs) -> n: appends xs[:n]. Exact would be n = min(len(xs),
+//     free room), but the ring computes the room from the head it read at
+//     the start and publishes later, after thieves may have made more room.
+//     So n is at most the room when it takes effect and at least the room
+//     there was when the owner's previous operation took effect
+//     (Size-ownerLen): the room it read lies between the two.
+//   - Get() -> the oldest item removed, or nil if empty.
+//   - StealHalf() -> the oldest k items removed, none only if empty. Exact
+//     would be k = ceil(len/2), but the thief takes half of the length it
+//     read (tail-head, at its load of tail) and claims the items later by a
+//     CAS on head; the owner may append in between (a Len then sees the
+//     longer ring, the items not yet taken). So where it takes effect, at
+//     the CAS, k is at most ceil(len/2) and at least half (rounded up) of
+//     tailBefore-head, with tailBefore the tail it read before the call
+//     (the tail only grows and head does not move between its load and a
+//     successful CAS).
+//   - Drain() -> every item removed, oldest first.
+//   - Len() -> the length.
+func linStep(state, input, output any) (bool, any) {
+	s, in, out := state.(linState), input.(linInput), output.(linOutput)
+	q, h := s.items, s.head
+	switch in.kind {
+	case linPut:
+		if len(q) < lfq.Size {
+			return len(out.items) == 0, linOwnerState(append(q[:len(q):len(q)], in.items[0]), h)
+		}
+		batch := append(q[:lfq.Size/2:lfq.Size/2], in.items[0]) // a copy: cap is full
+		return slices.Equal(out.items, batch), linOwnerState(q[lfq.Size/2:], h+lfq.Size/2)
+	case linPutBatch:
+		lo := min(len(in.items), lfq.Size-s.ownerLen)
+		hi := min(len(in.items), lfq.Size-len(q))
+		if out.n < lo || out.n > hi {
+			return false, s
+		}
+		return true, linOwnerState(append(q[:len(q):len(q)], in.items[:out.n]...), h)
+	case linGet:
+		if len(q) == 0 {
+			return len(out.items) == 0, s
+		}
+		return len(out.items) == 1 && out.items[0] == q[0], linOwnerState(q[1:], h+1)
+	case linStealHalf:
+		k := len(out.items)
+		if len(q) == 0 || k == 0 {
+			return len(q) == 0 && k == 0, s
+		}
+		seen := max(int(int32(in.tail-h)), 1) // the length it read was at least this
+		if k < seen-seen/2 || k > len(q)-len(q)/2 || !slices.Equal(out.items, q[:k]) {
+			return false, s
+		}
+		return true, linState{items: q[k:], head: h + uint32(k), ownerLen: s.ownerLen}
+	case linDrain:
+		return slices.Equal(out.items, q), linOwnerState(nil, h+uint32(len(q)))
+	case linLen:
+		return out.n == len(q), s
+	}
+	panic(fmt.Sprintf("linStep: unknown operation %d", in.kind))
+}
+
+// linModel is the porcupine model of a ring that starts holding init from
+// index head on.
+func linModel(init []int, head uint32) porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return linOwnerState(init, head) },
+		Step: linStep,
+		Equal: func(a, b any) bool {
+			x, y := a.(linState), b.(linState)
+			return x.head == y.head && x.ownerLen == y.ownerLen && slices.Equal(x.items, y.items)
+		},
+		Hash: func(state any) uint64 {
+			s := state.(linState)
+			h := fnv.New64a()
+			b := binary.LittleEndian.AppendUint64(nil, uint64(s.ownerLen)<<32|uint64(s.head))
+			for _, v := range s.items {
+				b = binary.LittleEndian.AppendUint64(b, uint64(v))
+			}
+			h.Write(b)
+			return h.Sum64()
+		},
+		DescribeOperation: func(input, output any) string {
+			in, out := input.(linInput), output.(linOutput)
+			name := linKindNames[in.kind]
+			switch in.kind {
+			case linPut:
+				if out.items == nil {
+					return fmt.Sprintf("Put(%d)", in.items[0])
+				}
+				return fmt.Sprintf("Put(%d) -> overflow %s", in.items[0], linDescribeItems(out.items))
+			case linPutBatch:
+				return fmt.Sprintf("PutBatch(%s) -> %d", linDescribeItems(in.items), out.n)
+			case linLen:
+				return fmt.Sprintf("Len() -> %d", out.n)
+			case linGet:
+				if out.items == nil {
+					return "Get() -> nil"
+				}
+			}
+			return fmt.Sprintf("%s() -> %s", name, linDescribeItems(out.items))
+		},
+		DescribeState: func(state any) string {
+			s := state.(linState)
+			return fmt.Sprintf("head %d, len %d (after the owner: %d) %s", s.head, len(s.items), s.ownerLen, linDescribeItems(s.items))
+		},
+	}
+}
+
+// linDescribeItems lists ids, eliding the middle of a long list.
+func linDescribeItems(ids []int) string {
+	if len(ids) <= 12 {
+		return fmt.Sprint(ids)
+	}
+	head := strings.Trim(fmt.Sprint(ids[:6]), "[]")
+	tail := strings.Trim(fmt.Sprint(ids[len(ids)-6:]), "[]")
+	return fmt.Sprintf("[%s ...%d more... %s]", head, len(ids)-12, tail)
+}
+
+// linIDs maps items to their ids; nil for none.
+func linIDs(ps []*int) []int {
+	if len(ps) == 0 {
+		return nil
+	}
+	ids := make([]int, len(ps))
+	for i, p := range ps {
+		ids[i] = *p
+	}
+	return ids
+}
+
+// linRing is the victim's surface. The real ring is linReal; the broken
+// variants below wrap it. Thieves' own rings are always real.
+type linRing interface {
+	Put(t *int, spill []*int) []*int
+	PutBatch(ts []*int) int
+	Get() *int
+	Drain(dst []*int) []*int
+	StealHalf(dst *lfq.Ring[int]) *int
+	Len() int
+	Ring() *lfq.Ring[int] // the wrapped ring
+}
+
+// linReal is the real ring, unchanged.
+type linReal struct{ r *lfq.Ring[int] }
+
+func newLinReal() linRing { return linReal{new(lfq.Ring[int])} }
+
+func (w linReal) Put(t *int, spill []*int) []*int   { return w.r.Put(t, spill) }
+func (w linReal) PutBatch(ts []*int) int            { return w.r.PutBatch(ts) }
+func (w linReal) Get() *int                         { return w.r.Get() }
+func (w linReal) Drain(dst []*int) []*int           { return w.r.Drain(dst) }
+func (w linReal) StealHalf(dst *lfq.Ring[int]) *int { return w.r.StealHalf(dst) }
+func (w linReal) Len() int                          { return w.r.Len() }
+func (w linReal) Ring() *lfq.Ring[int]              { return w.r }
+
+// linGetsSecond is a broken ring whose Get returns the second item when
+// there are two or more, moving the head to the tail: wrong even without
+// concurrency.
+type linGetsSecond struct{ linReal }
+
+func newLinGetsSecond() linRing { return linGetsSecond{linReal{new(lfq.Ring[int])}} }
+
+func (w linGetsSecond) Get() *int {
+	first := w.r.Get()
+	if first == nil {
+		return nil
+	}
+	second := w.r.Get()
+	if second == nil {
+		return first
+	}
+	w.r.PutBatch([]*int{first}) // two slots were just freed: it fits
+	return second
+}
+
+// linGetPeeks is a broken ring whose Get returns the head it read before
+// taking an item, without checking that the item it took is that one: a
+// check-then-act race, correct in any sequential run, wrong when a thief
+// steals in between (the item is then consumed twice and another lost).
+type linGetPeeks struct{ linReal }
+
+func newLinGetPeeks() linRing { return linGetPeeks{linReal{new(lfq.Ring[int])}} }
+
+func (w linGetPeeks) Get() *int {
+	items := lfq.Contents(w.r) // only the owner writes slots and tail: no panic
+	if len(items) == 0 {
+		return nil
+	}
+	w.r.Get()
+	return items[0]
+}
+
+// linConfig describes a series of recorded histories.
+type linConfig struct {
+	histories int
+	ownerOps  int // operations of the owner per history
+	thiefOps  int // operations of each thief per history
+	thieves   int
+	seed      uint64
+	newVictim func() linRing
+	timeout   time.Duration // porcupine's limit per history
+}
+
+// linMaxBatch bounds the size of the owner's PutBatch.
+const linMaxBatch = 48
+
+// linStats adds up what the histories exercised.
+type linStats struct {
+	histories, ops, concurrent                       int
+	overflows, shortBatches, steals, emptySteals     int
+	gets, emptyGets, drains, lens, wrapped, fullInit int
+	check                                            time.Duration
+}
+
+// runLinHistory records one history of cfg (number h) and checks it.
+//
+// The victim starts anywhere in the index space (a quarter of the time
+// just below the uint32 wraparound) and holds a prefill that is not
+// recorded but is the model's initial state; a third of the time it starts
+// (nearly) full, so that Put overflows and PutBatch comes up short while
+// thieves steal. The owner (client 0) runs Put, PutBatch, Get, Len and now
+// and then Drain; each thief (clients 1..) runs StealHalf and Len. A thief
+// steals only with its own ring empty and drains it, unrecorded, after
+// each steal, so the items its steal published are exactly its ring's
+// contents; no one steals from a thief.
+func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
+	rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8))
+	victim := cfg.newVictim()
+	start := rng.Uint32()
+	if rng.IntN(4) == 0 {
+		start = math.MaxUint32 - uint32(rng.IntN(2*lfq.Size))
+	}
+	lfq.SetIndices(victim.Ring(), start)
+	nPre := rng.IntN(lfq.Size + 1)
+	if rng.IntN(3) == 0 {
+		nPre = lfq.Size - rng.IntN(8)
+	}
+	ids := make([]int, nPre+cfg.ownerOps*linMaxBatch)
+	for i := range ids {
+		ids[i] = i
+	}
+	pre := make([]*int, nPre)
+	for i := range pre {
+		pre[i] = &ids[i]
+	}
+	if n := victim.Ring().PutBatch(pre); n != nPre {
+		panic(fmt.Sprintf("prefill put %d of %d", n, nPre))
+	}
+
+	rec := linearize.New(name)
+	clients := cfg.thieves + 1
+	var ready atomic.Int32
+	var ownerDone atomic.Bool // thieves stop early, so the history stays concurrent
+	// begin is a spinning barrier: unless the goroutines start together,
+	// short histories come out sequential.
+	begin := func() {
+		for ready.Add(1); ready.Load() < int32(clients); {
+			runtime.Gosched()
+		}
+	}
+	var wg sync.WaitGroup
+	for k := 1; k <= cfg.thieves; k++ {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8|uint64(k)))
+			c := rec.Client(k)
+			own := new(lfq.Ring[int])
+			var buf []*int
+			begin()
+			for range cfg.thiefOps {
+				if ownerDone.Load() {
+					break
+				}
+				if rng.IntN(4) == 0 {
+					runtime.Gosched() // spread the thief's operations over the owner's
+				}
+				if rng.IntN(5) == 0 {
+					c.Begin(linInput{kind: linLen})
+					n := victim.Len()
+					c.End(linOutput{n: n})
+					continue
+				}
+				_, tail := lfq.Indices(victim.Ring())
+				c.Begin(linInput{kind: linStealHalf, tail: tail})
+				p := victim.StealHalf(own)
+				c.EndFunc(func() any {
+					got := linIDs(lfq.Contents(own))
+					if p != nil {
+						got = append(got, *p)
+					}
+					return linOutput{items: got}
+				})
+				if p == nil {
+					runtime.Gosched() // nothing to steal: let the owner put
+				}
+				buf = own.Drain(buf[:0])
+			}
+		})
+	}
+	wg.Go(func() {
+		rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8|0xff))
+		c := rec.Client(0)
+		next := nPre
+		spill := make([]*int, 0, lfq.OverflowLen)
+		batch := make([]*int, 0, linMaxBatch)
+		var drained []*int
+		begin()
+		for range cfg.ownerOps {
+			if rng.IntN(16) == 0 {
+				runtime.Gosched()
+			}
+			switch r := rng.IntN(100); {
+			case r < 50:
+				p := &ids[next]
+				next++
+				c.Begin(linInput{kind: linPut, items: []int{*p}})
+				spill = victim.Put(p, spill[:0])
+				c.EndFunc(func() any { return linOutput{items: linIDs(spill)} })
+			case r < 60:
+				batch = batch[:0]
+				for range 1 + rng.IntN(linMaxBatch) {
+					batch = append(batch, &ids[next])
+					next++
+				}
+				c.Begin(linInput{kind: linPutBatch, items: linIDs(batch)})
+				n := victim.PutBatch(batch)
+				c.End(linOutput{n: n})
+			case r < 88:
+				c.Begin(linInput{kind: linGet})
+				p := victim.Get()
+				c.EndFunc(func() any {
+					if p == nil {
+						return linOutput{}
+					}
+					return linOutput{items: []int{*p}}
+				})
+			case r < 98:
+				c.Begin(linInput{kind: linLen})
+				n := victim.Len()
+				c.End(linOutput{n: n})
+			default:
+				c.Begin(linInput{kind: linDrain})
+				drained = victim.Drain(drained[:0])
+				c.EndFunc(func() any { return linOutput{items: linIDs(drained)} })
+			}
+		}
+		ownerDone.Store(true)
+	})
+	wg.Wait()
+
+	res, err := rec.Check(linModel(slices.Clone(ids[:nPre]), start), cfg.timeout)
+
+	st.histories++
+	st.ops += res.Operations
+	st.concurrent += res.Concurrent
+	st.check += res.Elapsed
+	if nPre >= lfq.Size-8 {
+		st.fullInit++
+	}
+	if _, tl := lfq.Indices(victim.Ring()); tl < start {
+		st.wrapped++
+	}
+	ops, _ := rec.Operations()
+	for _, op := range ops {
+		in, out := op.Input.(linInput), op.Output.(linOutput)
+		switch in.kind {
+		case linPut:
+			if out.items != nil {
+				st.overflows++
+			}
+		case linPutBatch:
+			if out.n < len(in.items) {
+				st.shortBatches++
+			}
+		case linGet:
+			st.gets++
+			if out.items == nil {
+				st.emptyGets++
+			}
+		case linStealHalf:
+			st.steals++
+			if out.items == nil {
+				st.emptySteals++
+			}
+		case linDrain:
+			st.drains++
+		case linLen:
+			st.lens++
+		}
+	}
+	return res, err
+}
+
+func linDefaultConfig() linConfig {
+	cfg := linConfig{
+		histories: 2000,
+		ownerOps:  200,
+		thiefOps:  60,
+		thieves:   3,
+		seed:      rand.Uint64(),
+		newVictim: newLinReal,
+		timeout:   30 * time.Second,
+	}
+	if testing.Short() {
+		cfg.histories = 200
+	}
+	return cfg
+}
+
+// TestLinearizable checks many short histories of one owner and three
+// thieves on one ring: every one must be linearizable with respect to
+// linStep. A timeout is a failure of its own kind, not a pass.
+func TestLinearizable(t *testing.T) {
+	cfg := linDefaultConfig()
+	t.Logf("seed %d", cfg.seed)
+	var st linStats
+	start := time.Now()
+	for h := range cfg.histories {
+		_, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
+		if errors.Is(err, linearize.ErrTimeout) {
+			t.Fatalf("history %d (seed %d): porcupine timed out: neither linearizable nor refuted: %v", h, cfg.seed, err)
+		}
+		if err != nil {
+			t.Fatalf("history %d (seed %d): %v", h, cfg.seed, err)
+		}
+	}
+	t.Logf("coverage: %d of %d operations overlapped another goroutine's; %d overflowing Puts, %d short PutBatches, "+
+		"%d steals (%d empty), %d Gets (%d empty), %d Drains, %d Lens; %d histories started full, %d crossed the uint32 wraparound",
+		st.concurrent, st.ops, st.overflows, st.shortBatches, st.steals, st.emptySteals, st.gets, st.emptyGets,
+		st.drains, st.lens, st.fullInit, st.wrapped)
+	// The harness must reach the interesting paths; concurrency depends on
+	// the machine and is only reported.
+	require.Positive(t, st.overflows, "no Put overflowed")
+	require.Positive(t, st.shortBatches, "no PutBatch came up short")
+	require.Positive(t, st.steals-st.emptySteals, "no steal took anything")
+	require.Positive(t, st.gets-st.emptyGets, "no Get took anything")
+	require.Positive(t, st.drains, "no Drain")
+	t.Logf("porcupine: %v checking, %v in all", st.check.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	t.Logf("lfq linearizability: %d histories, %d operations, all linearizable", st.histories, st.ops)
+}
+
+// TestLinearizeCatchesBrokenRing proves the check can fail: the same
+// harness, run on broken rings, must produce an Illegal history and its
+// visualization.
+//
+// The peeking Get is wrong only when a steal lands inside it, so it needs
+// operations that really overlap: it runs histories until one is caught,
+// and fails only if linCatchConcurrent operations overlapped without a
+// catch (here one is caught after a few hundred at most). Where the
+// machine gives too little parallelism for that (GOMAXPROCS 1, or a
+// heavily loaded machine within the time limit) it skips and says so.
+func TestLinearizeCatchesBrokenRing(t *testing.T) {
+	const linCatchConcurrent = 20_000
+	cases := []struct {
+		name            string
+		newVictim       func() linRing
+		concurrencyOnly bool
+	}{
+		{"Get returns the second item", newLinGetsSecond, false},
+		{"Get returns the head it peeked before taking one", newLinGetPeeks, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.concurrencyOnly && runtime.GOMAXPROCS(0) < 2 {
+				t.Skip("GOMAXPROCS is 1: no operations overlap, so a bug that needs a steal inside a Get cannot show")
+			}
+			cfg := linDefaultConfig()
+			cfg.newVictim = tc.newVictim
+			var st linStats
+			start := time.Now()
+			for h := 0; ; h++ {
+				res, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
+				if err != nil {
+					if res.File != "" {
+						t.Cleanup(func() { os.Remove(res.File) })
+					}
+					require.ErrorIs(t, err, linearize.ErrNotLinearizable, "a timeout is not a catch")
+					require.Equal(t, porcupine.Illegal, res.Outcome)
+					require.FileExists(t, res.File)
+					require.Contains(t, err.Error(), res.File)
+					t.Logf("caught in history %d of seed %d, after %d operations (%d overlapping); this one: %d operations, %d overlapping: %v",
+						h, cfg.seed, st.ops, st.concurrent, res.Operations, res.Concurrent, err)
+					return
+				}
+				switch {
+				case !tc.concurrencyOnly && h >= 4:
+					t.Fatalf("%d histories (%d operations) of a ring broken even sequentially were all linearizable (seed %d)",
+						st.histories, st.ops, cfg.seed)
+				case st.concurrent >= linCatchConcurrent:
+					t.Fatalf("%d histories (%d operations, %d overlapping) of a broken ring were all linearizable (seed %d)",
+						st.histories, st.ops, st.concurrent, cfg.seed)
+				case h >= 2000 || time.Since(start) > 8*time.Second:
+					t.Skipf("not caught, but only %d of %d operations in %d histories overlapped: too little parallelism here to expose a race-only bug",
+						st.concurrent, st.ops, st.histories)
+				}
+			}
+		})
+	}
+}
