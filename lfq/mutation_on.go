@@ -1,0 +1,25 @@
+//go:build schedmutant
+
+package lfq
+
+import "fmt"
+
+// mutant is the seeded fault every ring runs with. Set it only while no ring
+// is in use: it is read without synchronization on every operation.
+var mutant = noMutation
+
+// Mutations lists the seeded faults a schedmutant build can select.
+func Mutations() []string { return append([]string(nil), mutationNames[1:]...) }
+
+// SetMutation makes every ring run with the named seeded fault ("none" for
+// the real algorithm) and returns a function that restores the previous one.
+func SetMutation(name string) (restore func(), err error) {
+	for m, n := range mutationNames {
+		if n == name {
+			old := mutant
+			mutant = mutation(m)
+			return func() { mutant = old }, nil
+		}
+	}
+	return nil, fmt.Errorf("lfq: no mutation named %q", name)
+}
