@@ -7,11 +7,22 @@
 // instruction; BenchmarkWrapper measures the wrapper against raw sync/atomic in
 // one run to show it costs nothing.
 //
+// The same door holds what components need besides atomics: Mutex (a
+// sync.Mutex in a normal build), Note (a one-shot event for parking an M,
+// after the runtime's note: Sleep, SleepFor, Wakeup, Clear), and the clock
+// (Nanotime, Sleep; real monotonic time in a normal build). Note never spins
+// and starts no goroutine: a sleeper waits on a channel made on demand, and
+// SleepFor uses one timer.
+//
 // Under the build tag schedcheck every operation first passes through a Hook,
 // which the interleaving explorer (internal/explore) uses to make each atomic
 // access a scheduling point and to record a trace of (operation, address,
-// value). No hook is installed by default, so a schedcheck build without the
-// explorer behaves like a normal one, only slower.
+// value). Blocking operations (Lock, Note sleeps, Sleep) and Nanotime call
+// Hook.Wait instead of Before, so that the explorer schedules a blocked thread
+// only once it can proceed and serves a virtual clock; when the hook declines
+// a goroutine (one outside the explorer's scenario) the operation blocks and
+// reads time for real. No hook is installed by default, so a schedcheck build
+// without the explorer behaves like a normal one, only slower.
 //
 // All operations are sequentially consistent, as in sync/atomic: stronger than
 // the acquire/release pairs the runtime's proc.go uses (LoadAcq, StoreRel,

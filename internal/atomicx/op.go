@@ -1,6 +1,7 @@
 package atomicx
 
-// Op names one kind of access to a shared cell; the explorer's traces print it.
+// Op names one kind of access to a shared cell, lock, note or the clock; the
+// explorer's traces print it.
 type Op uint8
 
 // The operations a cell offers.
@@ -12,11 +13,29 @@ const (
 	OpCAS
 )
 
-var opNames = [...]string{OpLoad: "load", OpStore: "store", OpAdd: "add", OpSwap: "swap", OpCAS: "cas"}
+// The operations of Mutex, Note and the clock. Each is a scheduling point of
+// the explorer in a schedcheck build.
+const (
+	OpLock         Op = iota + 16 // Mutex.Lock (may block)
+	OpUnlock                      // Mutex.Unlock
+	OpNoteSleep                   // Note.Sleep (may block)
+	OpNoteSleepFor                // Note.SleepFor (may block until woken or timed out)
+	OpNoteWakeup                  // Note.Wakeup
+	OpNoteClear                   // Note.Clear
+	OpNanotime                    // Nanotime (reads the clock)
+	OpSleep                       // Sleep (blocks until the clock passes the deadline)
+)
+
+var opNames = [...]string{
+	OpLoad: "load", OpStore: "store", OpAdd: "add", OpSwap: "swap", OpCAS: "cas",
+	OpLock: "lock", OpUnlock: "unlock",
+	OpNoteSleep: "notesleep", OpNoteSleepFor: "notetsleep", OpNoteWakeup: "notewakeup", OpNoteClear: "noteclear",
+	OpNanotime: "nanotime", OpSleep: "sleep",
+}
 
 // String returns the operation's short name, as traces print it.
 func (o Op) String() string {
-	if int(o) < len(opNames) {
+	if int(o) < len(opNames) && opNames[o] != "" {
 		return opNames[o]
 	}
 	return "op?"

@@ -4,16 +4,33 @@ package atomicx
 
 import (
 	"sync/atomic"
+	"time"
 	"unsafe"
 )
 
-// Hook sees every access to a cell in a schedcheck build. Before runs ahead
-// of the access (the explorer parks the calling thread there until it is
-// scheduled); After reports the value read or written (for a CAS, 1 if it
-// succeeded).
+// Hook sees every access to a cell, and every operation of Mutex, Note and
+// the clock, in a schedcheck build.
+//
+// Before runs ahead of a cell access or of a non-blocking operation (Unlock,
+// Wakeup, Clear); the explorer parks the calling thread there until it is
+// scheduled. After reports the value read or written (for a CAS, 1 if it
+// succeeded; for Lock 1, for Note.Sleep and SleepFor 1 if woken, for Nanotime
+// and Sleep the time).
+//
+// Wait takes the place of Before for an operation that may block or reads the
+// clock: Mutex.Lock, Note.Sleep, Note.SleepFor, Nanotime and Sleep. The
+// operation may proceed once ready reports true (a nil ready: at once), or,
+// when timeout >= 0, once the clock has advanced timeout past the call; a nil
+// ready with a timeout >= 0 waits for time alone. ready reads state without
+// side effects and may be called any number of times from another goroutine
+// while the caller is parked. Wait returns the clock's value and ok = true
+// when the hook controls the calling goroutine; ok = false tells the caller
+// to do the real thing (block for real, read real time). After follows Wait
+// as it follows Before.
 type Hook interface {
 	Before(op Op, addr uintptr)
 	After(op Op, addr uintptr, val uint64)
+	Wait(op Op, addr uintptr, ready func() bool, timeout time.Duration) (now int64, ok bool)
 }
 
 type hookBox struct{ h Hook }
@@ -37,6 +54,13 @@ func after(op Op, p unsafe.Pointer, v uint64) {
 	if b := hook.Load(); b != nil && b.h != nil {
 		b.h.After(op, uintptr(p), v)
 	}
+}
+
+func wait(op Op, p unsafe.Pointer, ready func() bool, timeout time.Duration) (int64, bool) {
+	if b := hook.Load(); b != nil && b.h != nil {
+		return b.h.Wait(op, uintptr(p), ready, timeout)
+	}
+	return 0, false
 }
 
 func b2u(ok bool) uint64 {

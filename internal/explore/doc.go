@@ -1,0 +1,165 @@
+// Package explore is an interleaving explorer for real Go code, in the spirit
+// of loom for Rust and CHESS: it runs a small scenario of logical threads again
+// and again from a fresh state, one scheduling point at a time, and checks an
+// invariant after every execution. Failures come back with the schedule that
+// reaches them, a step-by-step trace, and a one-line way to replay them.
+//
+// # The model
+//
+// A scenario is a Run: 1 to MaxThreads threads (2 to 4 is the useful range)
+// and a Check. Each thread runs on its own goroutine, but only one runs at a
+// time. Every operation of package atomicx is a scheduling point: the loads,
+// stores, adds, swaps and CASes of its cells, Mutex.Lock and Unlock, Note's
+// Sleep, SleepFor, Wakeup and Clear, Nanotime and Sleep. At each point the
+// explorer parks the thread before the operation and picks which parked
+// thread goes next; that thread performs its operation and runs on, alone,
+// until its next scheduling point (or its end). A step is one such stretch,
+// and a schedule is the list of threads picked at every step.
+//
+// Before the first step each thread runs alone, in order, up to its first
+// scheduling point: what a thread does before touching shared state cannot
+// matter. A thread that never reaches a scheduling point simply runs to its
+// end. When every thread has returned, Check runs (on the exploring
+// goroutine) and an error from it fails the execution. Every goroutine is
+// joined before the next execution starts.
+//
+// Blocking is modelled, not performed: a thread whose Lock would block, that
+// sleeps on a Note not yet woken, or that sleeps on the clock is not
+// scheduled until it can proceed. A state where every live thread is blocked
+// and none waits on the clock is a deadlock, reported as a *DeadlockError.
+//
+// # The virtual clock
+//
+// Under the explorer atomicx.Nanotime reads a virtual clock that starts at one
+// second (never 0) in every execution, and atomicx.Sleep and Note.SleepFor wait
+// on it. The clock moves only when every live thread is blocked and at least
+// one waits on time; it then jumps to the earliest deadline. So a timeout
+// fires only when nothing else can happen first, an hour of sleeping takes no
+// real time, and the outcome never depends on the machine's speed. Threads
+// whose deadlines fall at the same instant are interleaved like any others.
+// Sleep(d) with d <= 0 is a yield: a switch away from the thread is free, and
+// it is not run again while another thread can run; spin loops must yield
+// (or sleep), or they run into Options.MaxSteps. build and Check see the same
+// clock as the threads of their execution.
+//
+// # Preemption bound and modes
+//
+// A preemption is a switch away from a thread that could have run on; a
+// switch forced by a thread blocking, yielding or returning is free. Most
+// concurrency bugs need very few preemptions (Musuvathi and Qadeer, PLDI 2007),
+// and bounding them keeps exhaustive search small. Options.Bound sets the
+// bound: DefaultBound (2) by default, NoPreemption for 0 (one execution per
+// order of the threads: n! for n threads that never block), Unbounded for
+// every interleaving (two threads of k independent steps: C(2k, k)).
+//
+// Mode DFS (the default) is stateless model checking: each execution re-runs
+// the scenario from scratch following a prefix of choices, then extends it
+// with the default choice (continue the thread that ran last, else the next
+// one in cyclic order); afterwards the search backtracks to the deepest
+// point with an untried choice that fits the bound. It is exhaustive within
+// the bound unless MaxExecutions cuts it short (Result.Complete says which).
+// Options.Reduce adds partial-order reduction by sleep sets: an interleaving
+// that only swaps independent steps (different cells, or two loads; anything
+// with the clock depends on everything) of one already explored is cut short.
+// It finds the same bugs with fewer executions, but needs Bound: Unbounded,
+// because sleep sets can lose interleavings under a preemption bound.
+//
+// For scenarios too large for DFS, mode Random runs MaxExecutions random
+// walks, and mode PCT runs MaxExecutions executions of probabilistic
+// concurrency testing (Burckhardt et al., ASPLOS 2010): random distinct
+// thread priorities, the highest-priority runnable thread runs, and Depth
+// change points at random steps each drop the running thread below all
+// others. Both are seeded by Options.Seed.
+//
+// The same options always give the same executions in the same order. If an
+// execution does not repeat what an earlier one did on the same choices, the
+// scenario depends on something besides the schedule, and DFS reports
+// ErrNondeterministic.
+//
+// # Failures, traces and replay
+//
+// An execution fails when Check returns an error, a thread or Check panics
+// (*PanicError, with the stack), the threads deadlock (*DeadlockError), an
+// execution exceeds MaxSteps (ErrStepLimit), or a thread blocks outside the
+// explorer for 20 seconds (*StuckError: a channel, a sync.Mutex, time.Sleep).
+// Explore stops at the first failure and returns it in Result.Failure;
+// Check fails the test with this report:
+//
+//	explore lostupdate: execution 2 failed: lost update: counter = 1
+//	schedule: 0.1x2.0 (4 steps)
+//	trace:
+//	     1  T0 load counter = 0
+//	     2  T1 load counter = 0
+//	     3  T1 store counter ← 1
+//	     4  T0 store counter ← 1
+//	replay: SCHEDKIT_REPLAY='lostupdate:0.1x2.0'
+//
+// A schedule is run-length encoded: "0.1x2.0" runs thread 0 for one step,
+// thread 1 for two, then thread 0 ("-" is the empty schedule). In a trace a
+// cell reads by the name given with Name, with the field path inside a named
+// struct ("r.tail", "r.slots[3]"), else as "#n" numbered by first access in
+// the execution (raw addresses change from run to run); a stored pointer to a
+// named object reads as "&name".
+//
+// To replay, set the environment variable SCHEDKIT_REPLAY to "name:schedule"
+// and run the test again (Check prints the full command line): the scenario
+// of that name runs exactly that schedule once and fails the same way, while
+// the other scenarios of the binary run as usual. A bare schedule replays
+// every scenario the binary runs, so select one with -run. Options.Replay
+// does the same from code.
+//
+// # Writing a scenario
+//
+// The code under test must reach shared memory only through atomicx (cells,
+// Mutex, Note, the clock) or through memory those order, as race-free code
+// does. It must be deterministic given the schedule: no real time, no
+// unseeded randomness, no map-order dependence, no goroutines of its own
+// (their atomicx calls are not controlled: only the scenario's threads are),
+// and no blocking on channels or sync primitives. build makes everything
+// fresh in every execution and must not keep state across executions. A
+// test of the module's own code reads:
+//
+//	func TestCounter(t *testing.T) {
+//		explore.Check(t, explore.Options{}, func() explore.Run {
+//			var c atomicx.Int64
+//			explore.Name(&c, "counter")
+//			inc := func() { c.Add(1) }
+//			return explore.Run{
+//				Threads: []func(){inc, inc},
+//				Check: func() error {
+//					if n := c.Load(); n != 2 {
+//						return fmt.Errorf("counter = %d", n)
+//					}
+//					return nil
+//				},
+//			}
+//		})
+//	}
+//
+// and runs with go test -tags schedcheck. Check logs
+// "explore NAME: N executions, N schedules, bound B, mode M", the line that
+// cmd/schedkit verify reads.
+//
+// # Builds
+//
+// The explorer needs atomicx's hook, which exists only under the build tag
+// schedcheck. The package compiles without it too: Explore then returns
+// ErrNoSchedcheck and Check skips the test, so scenario tests need no build
+// tag of their own (this package's tests have one, as they also test
+// atomicx's schedcheck side). The hook is installed only while an exploration
+// runs and affects only the goroutines of its scenarios; other goroutines,
+// including parallel tests, pass through it untouched.
+//
+// Goroutines are told apart by their runtime descriptor, read in a few
+// nanoseconds by getg_amd64.s and getg_arm64.s; other architectures parse
+// runtime.Stack, which works but costs microseconds per operation.
+//
+// # Limitations
+//
+// Memory is sequentially consistent, as atomicx's operations are: weaker
+// orderings are not explored. Plain memory accesses are not scheduling
+// points, so a data race on plain memory is invisible here (the race
+// detector's job). A spin loop without a yield pins the default schedule on
+// itself until MaxSteps. A Mutex or Note shared between scenario threads and
+// outside goroutines is not supported.
+package explore

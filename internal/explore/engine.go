@@ -1,0 +1,461 @@
+package explore
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+)
+
+// epoch is the virtual clock's reading when an execution starts: one second,
+// so that no reading is ever 0 (code often takes 0 for "never").
+const epoch = int64(time.Second)
+
+// stuckAfter is how long a thread may run without reaching a scheduling point
+// before the explorer gives up on it (a real block: a channel, sync.Mutex).
+var stuckAfter = 20 * time.Second
+
+type threadState uint8
+
+const (
+	stNew      threadState = iota // goroutine not started
+	stRunning                     // running between two scheduling points
+	stParked                      // waiting at a scheduling point
+	stDone                        // returned
+	stPanicked                    // panicked
+	stExited                      // called runtime.Goexit (t.FailNow in a thread)
+	stAborted                     // stopped by the explorer
+)
+
+// pending is the operation a parked thread waits to do.
+type pending struct {
+	op       atomicx.Op
+	addr     uintptr
+	ready    func() bool   // nil: no condition
+	timeout  time.Duration // < 0: none
+	deadline int64         // clock value the timeout expires at
+}
+
+func (p *pending) timed() bool { return p.timeout >= 0 }
+
+// yield reports a Sleep(d <= 0): a switch away is free, and the thread is not
+// run again while another one can run.
+func (p *pending) yield() bool { return p.op == atomicx.OpSleep && p.timeout == 0 }
+
+// global reports an operation whose outcome depends on every thread (the
+// clock moves only when all are blocked), so it commutes with no other.
+func (p *pending) global() bool {
+	return p.timed() || p.op == atomicx.OpNanotime
+}
+
+type thread struct {
+	id     int
+	x      *execution
+	fn     func()
+	resume chan bool // true: do the pending operation; false: abort
+
+	// Written by the thread, read by the explorer after the thread's event
+	// (the channel orders them).
+	state     threadState
+	pending   pending
+	aborting  bool
+	completed bool
+	panicVal  any
+	stack     []byte
+}
+
+// main runs the thread's function on its own goroutine.
+func (th *thread) main() {
+	g := getg()
+	register(g, th)
+	defer func() {
+		r := recover()
+		unregister(g)
+		switch {
+		case th.completed:
+			th.state = stDone
+		case th.aborting || th.x.abandoned.Load():
+			th.state = stAborted
+		case r != nil:
+			th.state = stPanicked
+			th.panicVal = r
+			th.stack = debug.Stack()
+		default:
+			th.state = stExited
+		}
+		th.x.events <- th
+	}()
+	th.fn()
+	th.completed = true
+}
+
+// point parks the thread at a scheduling point until the explorer runs it.
+func (th *thread) point(p pending) {
+	x := th.x
+	if th.aborting || x.abandoned.Load() {
+		runtime.Goexit() // a deferred call of an aborted thread reached atomicx
+	}
+	if p.timed() {
+		p.deadline = x.clock + int64(p.timeout)
+	}
+	th.pending = p
+	th.state = stParked
+	x.events <- th
+	if !<-th.resume {
+		th.aborting = true
+		runtime.Goexit()
+	}
+}
+
+// after records the value of the thread's current step.
+func (th *thread) after(val uint64) {
+	x := th.x
+	if n := len(x.steps); n > 0 && x.steps[n-1].Thread == th.id && !x.steps[n-1].Done {
+		s := &x.steps[n-1]
+		s.Value, s.Done = val, true
+		switch s.Op {
+		case atomicx.OpLoad, atomicx.OpStore, atomicx.OpSwap:
+			s.Ref = x.cells.ref(val)
+		}
+	}
+}
+
+// execution is one run of the scenario from a fresh state.
+type execution struct {
+	e       *explorer
+	index   int
+	threads []*thread
+	events  chan *thread
+	clock   int64
+	prev    int // thread that ran the last step; -1 before the first
+	preempt int
+	choices []uint8
+	steps   []Step
+	cells   cells
+	fail    *Failure
+	pruned  bool
+	elig    []int
+	last    Step    // the latest step as recorded, before its thread ran it
+	stuck   *thread // a thread that did not come back
+
+	// abandoned is set when a thread is stuck outside the explorer: the
+	// threads left behind exit at their next scheduling point.
+	abandoned atomic.Bool
+}
+
+func (x *execution) failWith(err error) {
+	if x.fail != nil {
+		return
+	}
+	var trace []Step
+	if n := len(x.steps); n > 0 && x.stuck != nil {
+		// The stuck thread may still write its step: take the explorer's copy.
+		trace = append(slices.Clone(x.steps[:n-1]), x.last)
+	} else {
+		trace = slices.Clone(x.steps)
+	}
+	x.fail = &Failure{
+		Name:      x.e.cfg.Name,
+		Execution: x.index,
+		Schedule:  encodeSchedule(x.choices),
+		Trace:     trace,
+		Err:       err,
+	}
+}
+
+// run interleaves r's threads one scheduling point at a time until they have
+// all returned, then runs r.Check. Every goroutine it starts has exited when
+// it returns, unless a thread got stuck outside the explorer.
+func (x *execution) run(r Run) {
+	x.events = make(chan *thread, len(r.Threads)+1)
+	for i, fn := range r.Threads {
+		x.threads = append(x.threads, &thread{id: i, x: x, fn: fn, resume: make(chan bool, 1)})
+	}
+	// Each thread runs alone up to its first scheduling point: what it does
+	// before touches no shared state, so its order does not matter.
+	for _, th := range x.threads {
+		th.state = stRunning
+		go th.main()
+		if !x.await(th) {
+			return
+		}
+		if x.fail != nil {
+			break
+		}
+	}
+	for x.fail == nil {
+		elig, prevRunnable, live := x.eligible()
+		if !live || x.fail != nil {
+			break
+		}
+		c := x.e.strat.choose(x, elig, prevRunnable)
+		if c < 0 {
+			x.pruned = c == cutShort
+			break
+		}
+		if len(x.steps) >= x.e.cfg.MaxSteps {
+			x.failWith(fmt.Errorf("%w: %d steps without ending (a livelock, or a spin loop that never yields with atomicx.Sleep)", ErrStepLimit, len(x.steps)))
+			break
+		}
+		x.record(c, prevRunnable)
+		th := x.threads[c]
+		th.state = stRunning
+		th.resume <- true
+		if !x.await(th) {
+			return
+		}
+	}
+	x.abortParked()
+	if x.fail == nil && !x.pruned {
+		x.check(r.Check)
+	}
+}
+
+// await waits for th, just started or resumed, to park, return or panic. It
+// reports false if th is stuck outside the explorer.
+func (x *execution) await(th *thread) bool {
+	timer := x.e.timer
+	timer.Reset(stuckAfter)
+	for got := (*thread)(nil); got != th; {
+		select {
+		case got = <-x.events:
+			if got != th && !x.abandoned.Load() {
+				panic("explore: internal error: a thread ran out of turn")
+			}
+		case <-timer.C:
+			// th still runs: leave its state and its last step alone.
+			if x.abandoned.Swap(true) {
+				return false // a second stuck thread, met while aborting
+			}
+			x.stuck = th
+			x.failWith(&StuckError{Thread: th.id, After: stuckAfter})
+			x.abortParked()
+			return false
+		}
+	}
+	timer.Stop()
+	switch th.state {
+	case stPanicked:
+		x.failWith(&PanicError{Thread: th.id, Value: th.panicVal, Stack: string(th.stack)})
+	case stExited:
+		x.failWith(fmt.Errorf("thread %d called runtime.Goexit (t.FailNow or t.Fatal in a thread?): report with a panic or Run.Check", th.id))
+	}
+	return true
+}
+
+// abortParked stops every parked thread and waits for it to exit.
+func (x *execution) abortParked() {
+	for _, th := range x.threads {
+		if th != x.stuck && th.state == stParked {
+			th.state = stRunning
+			th.resume <- false
+			x.await(th)
+		}
+	}
+}
+
+func (x *execution) enabled(th *thread) bool {
+	p := &th.pending
+	if p.ready != nil && p.ready() {
+		return true
+	}
+	if p.timed() {
+		return x.clock >= p.deadline
+	}
+	return p.ready == nil
+}
+
+// eligible returns the threads that may run the next step, ascending, moving
+// the clock to the earliest deadline when every live thread is blocked and
+// one waits on time. It fails the execution on a deadlock. live is false when
+// every thread has returned. prevRunnable reports that the thread that ran the
+// last step could run on: a switch away from it is a preemption.
+func (x *execution) eligible() (elig []int, prevRunnable, live bool) {
+	advanced := false
+	for {
+		elig = x.elig[:0]
+		next := int64(math.MaxInt64)
+		for _, th := range x.threads {
+			if th.state != stParked {
+				continue
+			}
+			live = true
+			if x.enabled(th) {
+				elig = append(elig, th.id)
+			} else if th.pending.timed() {
+				next = min(next, th.pending.deadline)
+			}
+		}
+		x.elig = elig
+		if !live || len(elig) > 0 {
+			break
+		}
+		if next == math.MaxInt64 {
+			x.failWith(x.deadlock())
+			return nil, false, true
+		}
+		x.clock = next
+		advanced = true
+	}
+	if !live {
+		return nil, false, false
+	}
+	if x.prev >= 0 && slices.Contains(elig, x.prev) {
+		if x.threads[x.prev].pending.yield() {
+			if len(elig) > 1 {
+				elig = slices.DeleteFunc(elig, func(t int) bool { return t == x.prev })
+			}
+		} else {
+			prevRunnable = !advanced
+		}
+	}
+	return elig, prevRunnable, true
+}
+
+func (x *execution) deadlock() error {
+	var blocked []string
+	for _, th := range x.threads {
+		if th != x.stuck && th.state == stParked {
+			blocked = append(blocked, fmt.Sprintf("T%d %s %s", th.id, th.pending.op, x.cells.name(th.pending.addr)))
+		}
+	}
+	return &DeadlockError{Blocked: blocked}
+}
+
+// record appends the step thread c is about to take.
+func (x *execution) record(c int, prevRunnable bool) {
+	if c != x.prev && prevRunnable {
+		x.preempt++
+	}
+	p := &x.threads[c].pending
+	x.last = Step{Thread: c, Op: p.op, Cell: x.cells.name(p.addr), Time: time.Duration(x.clock - epoch)}
+	x.steps = append(x.steps, x.last)
+	x.choices = append(x.choices, uint8(c))
+	x.prev = c
+}
+
+func (x *execution) check(fn func() error) {
+	if fn == nil {
+		return
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			x.failWith(&PanicError{Thread: -1, Value: r, Stack: string(debug.Stack())})
+		}
+	}()
+	if err := fn(); err != nil {
+		x.failWith(err)
+	}
+}
+
+// explorer runs executions one after another for a strategy.
+type explorer struct {
+	cfg   config
+	build func() Run
+	strat strategy
+	timer *time.Timer
+	host  uintptr
+	res   Result
+	seen  map[uint64]struct{}
+}
+
+// Explore runs the scenario that build makes, one execution after another,
+// and reports what it explored and the first failure. build is called once
+// per execution, on the calling goroutine, to make fresh state; so is
+// Run.Check. The error is about the exploration itself (ErrNoSchedcheck, bad
+// options, a bad Run), never about the code under test: that is
+// Result.Failure.
+func Explore(opts Options, build func() Run) (Result, error) {
+	if !hookAvailable {
+		return Result{}, ErrNoSchedcheck
+	}
+	cfg, err := opts.config()
+	if err != nil {
+		return Result{}, err
+	}
+	if build == nil {
+		return Result{}, fmt.Errorf("explore %s: nil build", cfg.Name)
+	}
+	if lookup() != nil {
+		return Result{}, fmt.Errorf("explore %s: Explore called from inside a scenario", cfg.Name)
+	}
+	acquireHook()
+	defer releaseHook()
+	e := &explorer{
+		cfg:   cfg,
+		build: build,
+		timer: time.NewTimer(time.Hour),
+		host:  getg(),
+		seen:  make(map[uint64]struct{}),
+		res:   Result{Name: cfg.Name, Mode: cfg.Mode, Bound: -1},
+	}
+	e.timer.Stop()
+	defer unregister(e.host)
+	switch {
+	case cfg.replay != nil:
+		e.strat = &replayer{sched: cfg.replay}
+		e.res.Replayed = true
+	case cfg.Mode == DFS:
+		e.strat = &dfs{bound: cfg.bound, reduce: cfg.Reduce}
+		e.res.Bound = cfg.bound
+	case cfg.Mode == Random:
+		e.strat = newRandom(cfg.Seed)
+	case cfg.Mode == PCT:
+		e.strat = newPCT(cfg.Seed, cfg.Depth)
+	}
+	for {
+		x, err := e.execute()
+		if err != nil {
+			return e.res, err
+		}
+		if x.fail != nil {
+			e.res.Failure = x.fail
+			return e.res, nil
+		}
+		if !e.strat.next() {
+			e.res.Complete = cfg.Mode == DFS && cfg.replay == nil
+			return e.res, nil
+		}
+		if e.res.Executions >= cfg.MaxExecutions {
+			return e.res, nil
+		}
+	}
+}
+
+func (e *explorer) execute() (*execution, error) {
+	x := &execution{e: e, index: e.res.Executions + 1, prev: -1, clock: epoch}
+	register(e.host, x)
+	r := e.build()
+	if n := len(r.Threads); n == 0 || n > MaxThreads {
+		return nil, fmt.Errorf("explore %s: a Run needs 1 to %d threads, not %d", e.cfg.Name, MaxThreads, n)
+	}
+	for i, fn := range r.Threads {
+		if fn == nil {
+			return nil, fmt.Errorf("explore %s: thread %d of the Run is nil", e.cfg.Name, i)
+		}
+	}
+	e.strat.begin(x, len(r.Threads))
+	x.run(r)
+	e.res.Executions++
+	if x.pruned {
+		e.res.Pruned++
+		return x, nil
+	}
+	e.strat.end(x)
+	h := fnv.New64a()
+	h.Write(x.choices)
+	if _, dup := e.seen[h.Sum64()]; !dup {
+		e.seen[h.Sum64()] = struct{}{}
+		e.res.Schedules++
+	}
+	if e.cfg.Visit != nil {
+		e.cfg.Visit(encodeSchedule(x.choices))
+	}
+	return x, nil
+}

@@ -1,0 +1,463 @@
+package explore
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+)
+
+// Run is one execution's fresh state: the threads to interleave and the
+// invariant to check once they have all returned.
+type Run struct {
+	// Threads are the scenario's logical threads, 1 to MaxThreads of them
+	// (2 to 4 is the useful range). Each runs on its own goroutine, and only
+	// one of them runs at a time.
+	Threads []func()
+	// Check, if not nil, runs after every thread has returned and reports a
+	// violated invariant. It runs on the goroutine that called Explore.
+	Check func() error
+}
+
+// MaxThreads is the most threads a Run may have.
+const MaxThreads = 8
+
+// Mode picks how Explore chooses schedules.
+type Mode uint8
+
+const (
+	// DFS enumerates every schedule within the preemption bound, depth first.
+	DFS Mode = iota
+	// Random runs MaxExecutions random walks: at every scheduling point a
+	// thread is picked uniformly among those that can run.
+	Random
+	// PCT runs MaxExecutions executions of probabilistic concurrency testing
+	// (Burckhardt et al., ASPLOS 2010): random thread priorities, the highest
+	// runs, and Depth random change points each demote the running thread.
+	PCT
+)
+
+var modeNames = [...]string{DFS: "dfs", Random: "random", PCT: "pct"}
+
+// String returns the mode's name: dfs, random or pct.
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return fmt.Sprintf("Mode(%d)", m)
+}
+
+// Preemption bounds for Options.Bound.
+const (
+	// DefaultBound is the bound the zero Options.Bound stands for.
+	DefaultBound = 2
+	// Unbounded explores every interleaving.
+	Unbounded = -1
+	// NoPreemption is a bound of 0: a thread runs until it blocks or ends, so
+	// DFS explores one execution per order of the threads.
+	NoPreemption = -2
+)
+
+// ReplayEnv is the environment variable that makes Explore run one schedule:
+// SCHEDKIT_REPLAY='name:schedule' replays the scenario called name (the other
+// scenarios of the test binary run as usual); a bare schedule, without
+// "name:", replays every scenario the binary runs (select one with -run).
+const ReplayEnv = "SCHEDKIT_REPLAY"
+
+// Options tune Explore. The zero value explores by DFS with DefaultBound.
+type Options struct {
+	// Name names the scenario in logs and replay keys; Check defaults it to
+	// t.Name(), Explore to "scenario". Spaces become underscores.
+	Name string
+	// Mode is DFS (default), Random or PCT.
+	Mode Mode
+	// Bound is the preemption bound of DFS: how many times an execution may
+	// switch away from a thread that could still run. 0 means DefaultBound
+	// (2); use NoPreemption for 0 and Unbounded for no bound. Random and PCT
+	// ignore it.
+	Bound int
+	// Seed seeds Random and PCT; the same seed gives the same executions.
+	Seed int64
+	// MaxExecutions stops the exploration after that many executions:
+	// default 100000 for DFS (the result then says it is not complete) and
+	// 1000 for Random and PCT.
+	MaxExecutions int
+	// MaxSteps fails an execution that takes more scheduling points than
+	// this (a livelock, or a spin loop that never yields); default 10000.
+	MaxSteps int
+	// Depth is the number of PCT priority change points; default 2, which
+	// finds every bug of depth 3 with probability at least 1/(n·k²) per
+	// execution for n threads and k steps.
+	Depth int
+	// Reduce turns on partial-order reduction by sleep sets: DFS does not
+	// re-run an interleaving that only swaps independent steps (different
+	// cells, or two loads) of one it has explored. It finds the same bugs
+	// with fewer executions. It needs Bound: Unbounded, because sleep sets
+	// can lose interleavings under a preemption bound.
+	Reduce bool
+	// Replay, if set, runs exactly this schedule once (see ReplayEnv), in
+	// place of Mode. It is a schedule as Failure.Schedule prints it.
+	Replay string
+	// Visit, if not nil, is called with the schedule of every execution, in
+	// the order they ran, but those Reduce cut short.
+	Visit func(schedule string)
+}
+
+// Result is what an exploration did and found.
+type Result struct {
+	Name string
+	Mode Mode
+	// Bound is the preemption bound DFS used; -1 when unbounded or not DFS.
+	Bound int
+	// Executions counts executions run from a fresh state, Pruned included.
+	Executions int
+	// Schedules counts distinct schedules of executions that ran to their
+	// end (in DFS without reduction, every execution is one).
+	Schedules int
+	// Pruned counts executions Reduce cut short as equivalent to one
+	// explored already.
+	Pruned int
+	// Complete reports that DFS explored every schedule within the bound:
+	// MaxExecutions did not cut it short and no failure stopped it.
+	Complete bool
+	// Replayed reports that the run was one replayed schedule.
+	Replayed bool
+	// Failure is the first failing execution, or nil.
+	Failure *Failure
+}
+
+// Summary is the line Check logs, "explore NAME: N executions, N schedules,
+// bound B" followed by the mode and what else applies.
+func (r Result) Summary() string {
+	s := fmt.Sprintf("explore %s: %d executions, %d schedules, bound %d, mode %s", r.Name, r.Executions, r.Schedules, r.Bound, r.Mode)
+	if r.Pruned > 0 {
+		s += fmt.Sprintf(", %d pruned by reduction", r.Pruned)
+	}
+	switch {
+	case r.Replayed:
+		s += ", replayed"
+	case r.Failure != nil:
+		s += ", failed"
+	case r.Mode == DFS && !r.Complete:
+		s += ", incomplete (MaxExecutions)"
+	}
+	return s
+}
+
+// Failure is one failing execution: how to reach it and what happened.
+type Failure struct {
+	Name string
+	// Execution is the failing execution's number, from 1.
+	Execution int
+	// Schedule lists the thread run at every scheduling point, run-length
+	// encoded: "0x3.1x2.0" ran thread 0 for three steps, thread 1 for two,
+	// then thread 0 for one ("-" when the failure came before any step).
+	Schedule string
+	// Trace is every step up to the failure.
+	Trace []Step
+	// Err is the failure: the error Run.Check returned, a *PanicError, a
+	// *DeadlockError, a *StuckError, or an error wrapping ErrStepLimit or
+	// ErrNondeterministic.
+	Err error
+}
+
+// ReplayKey is the value of ReplayEnv that replays this failure.
+func (f *Failure) ReplayKey() string { return f.Name + ":" + f.Schedule }
+
+// maxTraceLines bounds the trace Failure.String prints (the Trace field
+// keeps every step).
+const maxTraceLines = 300
+
+// String reports the failure: the error, the schedule, the trace and how to
+// replay it.
+func (f *Failure) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "explore %s: execution %d failed: %v\n", f.Name, f.Execution, f.Err)
+	fmt.Fprintf(&b, "schedule: %s (%d steps)\n", f.Schedule, len(f.Trace))
+	b.WriteString("trace:\n")
+	trace := f.Trace
+	if len(trace) > maxTraceLines {
+		fmt.Fprintf(&b, "     ... %d earlier steps\n", len(trace)-maxTraceLines)
+		trace = trace[len(trace)-maxTraceLines:]
+	}
+	first := len(f.Trace) - len(trace)
+	for i := 0; i < len(trace); {
+		line := trace[i].String()
+		j := i + 1
+		for j < len(trace) && trace[j].String() == line {
+			j++
+		}
+		if j-i > 2 { // a spin: one line for the run
+			fmt.Fprintf(&b, "  %4d  %s   (steps %d-%d: %d times)\n", first+i+1, line, first+i+1, first+j, j-i)
+		} else {
+			for k := i; k < j; k++ {
+				fmt.Fprintf(&b, "  %4d  %s\n", first+k+1, line)
+			}
+		}
+		i = j
+	}
+	var pe *PanicError
+	if errors.As(f.Err, &pe) && pe.Stack != "" {
+		fmt.Fprintf(&b, "panic stack:\n%s\n", pe.Stack)
+	}
+	fmt.Fprintf(&b, "replay: %s='%s'", ReplayEnv, f.ReplayKey())
+	return b.String()
+}
+
+// Step is one scheduling point of an execution: the thread the explorer ran
+// and the operation it let that thread do.
+type Step struct {
+	Thread int
+	Op     atomicx.Op
+	// Cell names what the operation touched: the name given with Name (with
+	// the field path inside a named struct, as "r.slots[3]"), else "#n"
+	// numbered by first access in the execution, or "clock".
+	Cell string
+	// Value is the value read or written as atomicx's After reports it (for
+	// a CAS 1 if it succeeded; for note sleeps 1 if woken).
+	Value uint64
+	// Ref is "&name" when Value is the address of an object given to Name.
+	Ref string
+	// Done is false when the operation did not finish (its thread panicked
+	// in it, or the execution ended there).
+	Done bool
+	// Time is the virtual time of the step since the execution began.
+	Time time.Duration
+}
+
+// String formats the step as a trace line, as "T1 cas head ok".
+func (s Step) String() string {
+	var b strings.Builder
+	if s.Time > 0 {
+		fmt.Fprintf(&b, "@%v ", s.Time)
+	}
+	fmt.Fprintf(&b, "T%d %s", s.Thread, s.Op)
+	if s.Cell != "clock" {
+		b.WriteString(" " + s.Cell)
+	}
+	if !s.Done {
+		b.WriteString(" (did not finish)")
+		return b.String()
+	}
+	val := func() string {
+		if s.Ref != "" {
+			return s.Ref
+		}
+		if int64(s.Value) < 0 {
+			return fmt.Sprint(int64(s.Value))
+		}
+		return fmt.Sprint(s.Value)
+	}
+	switch s.Op {
+	case atomicx.OpLoad:
+		b.WriteString(" = " + val())
+	case atomicx.OpStore, atomicx.OpSwap:
+		b.WriteString(" ← " + val())
+	case atomicx.OpAdd:
+		b.WriteString(" → " + val())
+	case atomicx.OpCAS:
+		b.WriteString(map[bool]string{true: " ok", false: " failed"}[s.Value == 1])
+	case atomicx.OpNoteSleep, atomicx.OpNoteSleepFor:
+		b.WriteString(map[bool]string{true: " woken", false: " timed out"}[s.Value == 1])
+	}
+	return b.String()
+}
+
+// PanicError is a panic in a thread (Thread ≥ 0) or in Run.Check (Thread -1).
+type PanicError struct {
+	Thread int
+	Value  any
+	Stack  string
+}
+
+func (e *PanicError) Error() string {
+	if e.Thread < 0 {
+		return fmt.Sprintf("Check panicked: %v", e.Value)
+	}
+	return fmt.Sprintf("thread %d panicked: %v", e.Thread, e.Value)
+}
+
+// Unwrap returns the panic value if it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// DeadlockError reports a state where every live thread is blocked and none
+// waits on the clock.
+type DeadlockError struct {
+	// Blocked describes each blocked thread, as "T0 lock b".
+	Blocked []string
+}
+
+func (e *DeadlockError) Error() string {
+	return "deadlock: every live thread is blocked: " + strings.Join(e.Blocked, ", ")
+}
+
+// StuckError reports a thread that did not come back to the explorer: it
+// blocks or spins on something the explorer does not control (a channel, a
+// sync.Mutex, time.Sleep, a loop without atomicx calls). Its goroutine could
+// not be joined.
+type StuckError struct {
+	Thread int
+	After  time.Duration
+}
+
+func (e *StuckError) Error() string {
+	return fmt.Sprintf("thread %d ran %v without reaching a scheduling point: it blocks or spins outside atomicx", e.Thread, e.After)
+}
+
+var (
+	// ErrStepLimit is wrapped by the failure of an execution that reached
+	// Options.MaxSteps.
+	ErrStepLimit = errors.New("step limit reached")
+	// ErrNondeterministic is wrapped by the failure of an execution that did
+	// not repeat the runnable threads of an earlier one with the same
+	// choices: the scenario depends on something besides the schedule.
+	ErrNondeterministic = errors.New("the scenario is not deterministic")
+	// ErrNoSchedcheck is returned by Explore in a build without -tags
+	// schedcheck, where atomicx has no hook.
+	ErrNoSchedcheck = errors.New("explore: atomicx has no hook in this build: run the tests with -tags schedcheck")
+)
+
+// Check explores the scenario build makes and fails t with the schedule, the
+// trace and the replay command if an execution fails. It logs
+// "explore NAME: N executions, N schedules, bound B, ..." and skips t in a
+// build without -tags schedcheck.
+func Check(t testing.TB, opts Options, build func() Run) Result {
+	t.Helper()
+	if opts.Name == "" {
+		opts.Name = t.Name()
+	}
+	res, err := Explore(opts, build)
+	if errors.Is(err, ErrNoSchedcheck) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(res.Summary())
+	if res.Failure != nil {
+		t.Fatalf("%s\n  %s", res.Failure, replayCommand(t.Name(), res.Failure))
+	}
+	return res
+}
+
+// replayCommand is the go test command line that replays f in the test's
+// package directory.
+func replayCommand(test string, f *Failure) string {
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	return fmt.Sprintf("in the package directory: %s='%s' go test -tags schedcheck -count=1 -run '%s' .",
+		ReplayEnv, f.ReplayKey(), strings.Join(parts, "/"))
+}
+
+// Name names the object ptr points to in traces, for this execution: a cell
+// reads as name, a cell inside a named struct or array as its path ("r.head",
+// "r.slots[3]"), and a stored pointer equal to ptr as "&name". Call it in
+// build or in a thread; elsewhere it does nothing. It panics if ptr is not a
+// non-nil pointer.
+func Name(ptr any, name string) {
+	v := reflect.ValueOf(ptr)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		panic("explore: Name called with something other than a non-nil pointer")
+	}
+	var x *execution
+	switch r := lookup().(type) {
+	case *thread:
+		x = r.x
+	case *execution:
+		x = r
+	default:
+		return
+	}
+	x.cells.add(v.Pointer(), v.Type().Elem(), name)
+}
+
+// config is Options checked and with defaults filled in.
+type config struct {
+	Options
+	bound  int // -1: unbounded
+	replay []uint8
+}
+
+const (
+	defaultMaxExecutionsDFS  = 100000
+	defaultMaxExecutionsWalk = 1000
+	defaultMaxSteps          = 10000
+	defaultDepth             = 2
+)
+
+func (o Options) config() (config, error) {
+	c := config{Options: o}
+	if c.Name == "" {
+		c.Name = "scenario"
+	}
+	c.Name = strings.Join(strings.Fields(c.Name), "_")
+	if c.Mode > PCT {
+		return c, fmt.Errorf("explore %s: unknown Mode %d", c.Name, c.Mode)
+	}
+	switch {
+	case c.Bound == 0:
+		c.bound = DefaultBound
+	case c.Bound == NoPreemption:
+		c.bound = 0
+	case c.Bound == Unbounded:
+		c.bound = -1
+	case c.Bound > 0:
+		c.bound = c.Bound
+	default:
+		return c, fmt.Errorf("explore %s: Bound %d: use a positive bound, NoPreemption or Unbounded", c.Name, c.Bound)
+	}
+	if c.MaxExecutions < 0 || c.MaxSteps < 0 || c.Depth < 0 {
+		return c, fmt.Errorf("explore %s: negative MaxExecutions, MaxSteps or Depth", c.Name)
+	}
+	if c.MaxExecutions == 0 {
+		c.MaxExecutions = defaultMaxExecutionsWalk
+		if c.Mode == DFS {
+			c.MaxExecutions = defaultMaxExecutionsDFS
+		}
+	}
+	if c.MaxSteps == 0 {
+		c.MaxSteps = defaultMaxSteps
+	}
+	if c.Depth == 0 {
+		c.Depth = defaultDepth
+	}
+	if c.Reduce && (c.Mode != DFS || c.bound >= 0) {
+		return c, fmt.Errorf("explore %s: Reduce needs Mode DFS with Bound: Unbounded", c.Name)
+	}
+	sched := c.Replay
+	if sched == "" {
+		sched = replayFromEnv(c.Name)
+	}
+	if sched != "" {
+		s, err := parseSchedule(sched)
+		if err != nil {
+			return c, fmt.Errorf("explore %s: replay: %w", c.Name, err)
+		}
+		c.replay = s
+		c.Replay = sched
+	}
+	return c, nil
+}
+
+// replayFromEnv returns the schedule ReplayEnv holds for the scenario name.
+func replayFromEnv(name string) string {
+	v := strings.TrimSpace(os.Getenv(ReplayEnv))
+	if i := strings.LastIndexByte(v, ':'); i >= 0 {
+		if v[:i] != name {
+			return ""
+		}
+		return v[i+1:]
+	}
+	return v
+}

@@ -1,0 +1,17 @@
+package explore
+
+import "time"
+
+// SetStuckAfter shortens how long a thread may run outside the explorer
+// before it is reported stuck, and returns a function restoring it.
+func SetStuckAfter(d time.Duration) (restore func()) {
+	old := stuckAfter
+	stuckAfter = d
+	return func() { stuckAfter = old }
+}
+
+// EncodeSchedule and ParseSchedule expose the schedule format to tests.
+var (
+	EncodeSchedule = encodeSchedule
+	ParseSchedule  = parseSchedule
+)

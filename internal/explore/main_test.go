@@ -1,0 +1,13 @@
+package explore_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package's tests if any goroutine outlives them: every
+// execution joins its threads.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
