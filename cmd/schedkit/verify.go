@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// row is one line of verify's table.
+type row struct {
+	component string
+	check     string
+	result    string // "pass", "FAIL" or "skipped: why"
+	explored  string
+}
+
+func (r row) failed() bool { return r.result == "FAIL" }
+
+// testPackages are the packages whose tests verify runs, relative to the
+// module root. proofs/tla is left out: verify runs TLC itself.
+var testPackages = []string{"./internal/...", "./lfq/...", "./fuzz/...", "./cmd/..."}
+
+func runVerify(args []string) int {
+	fs := flag.NewFlagSet("verify", flag.ExitOnError)
+	long := fs.Bool("long", false, "run the stress tests in their long mode (a million items each)")
+	race := fs.Bool("race", true, "run the tests under the race detector")
+	tla := fs.Bool("tla", true, "run TLC on every spec and mutant when tla2tools.jar is found")
+	workers := fs.Int("workers", 2, "TLC worker threads")
+	_ = fs.Parse(args)
+
+	root, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "schedkit verify:", err)
+		return 1
+	}
+	ctx := context.Background()
+	var rows []row
+
+	vet := row{component: "all", check: "go vet", result: "pass"}
+	if out, err := goCmd(ctx, root, "vet", "./..."); err != nil {
+		vet.result = "FAIL"
+		os.Stderr.Write(out)
+	}
+	rows = append(rows, vet)
+
+	testArgs := []string{"test", "-json", "-count=1"}
+	if *race {
+		testArgs = append(testArgs, "-race")
+	}
+	if !*long {
+		testArgs = append(testArgs, "-short")
+	}
+	testArgs = append(testArgs, testPackages...)
+	out, _ := goCmd(ctx, root, testArgs...) // failures show up in the events
+	goRows, failures, err := testRows(bytes.NewReader(out))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "schedkit verify:", err)
+		return 1
+	}
+	rows = append(rows, goRows...)
+
+	if *tla {
+		rows = append(rows, tlaRows(ctx, root, *workers)...)
+	}
+
+	slices.SortStableFunc(rows, func(a, b row) int { return rank(a.component) - rank(b.component) })
+	printTable(os.Stdout, rows)
+	failed := 0
+	for _, r := range rows {
+		if r.failed() {
+			failed++
+		}
+	}
+	for _, f := range failures {
+		fmt.Fprintf(os.Stderr, "\n--- %s %s\n%s", f.Package, f.Test, strings.Join(f.Output, ""))
+	}
+	if failed > 0 {
+		fmt.Printf("verify: %d of %d checks failed\n", failed, len(rows))
+		return 1
+	}
+	fmt.Printf("verify: all %d checks passed\n", len(rows))
+	return 0
+}
+
+// testRows groups a `go test -json` stream into the ladder's rows and
+// returns the tests that failed.
+func testRows(r io.Reader) ([]row, []*testResult, error) {
+	tests, _, err := parseTestJSON(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	type acc struct {
+		row
+		n      int
+		counts []string
+	}
+	var order []string
+	accs := map[string]*acc{}
+	var failures []*testResult
+	for _, t := range tests {
+		pkg := strings.TrimPrefix(t.Package, modulePath+"/")
+		if pkg == t.Package && t.Package == modulePath {
+			pkg = "."
+		}
+		comp, check, unit, count := components[pkg], "unit", "tests", ""
+		if comp == "" {
+			comp = pkg
+		}
+		for _, c := range goChecks {
+			if c.pkg == pkg && c.tests.MatchString(t.Test) {
+				comp, check, unit = c.component, c.check, c.unit
+				if c.count != nil {
+					count = findCount(t.Output, c.count)
+				} else if c.unit == "seeds" {
+					count = strconv.Itoa(t.Passes)
+				}
+				break
+			}
+		}
+		key := comp + "\x00" + check
+		a := accs[key]
+		if a == nil {
+			a = &acc{row: row{component: comp, check: check, result: "pass", explored: unit}}
+			accs[key] = a
+			order = append(order, key)
+		}
+		switch {
+		case t.Skipped && !t.Passed:
+			if a.result == "pass" && a.n == 0 {
+				a.result = "skipped: " + skipReason(t.Output)
+			}
+			continue
+		case !t.Passed:
+			a.result = "FAIL"
+			failures = append(failures, t)
+		case strings.HasPrefix(a.result, "skipped"):
+			a.result = "pass"
+		}
+		a.n++
+		if count != "" {
+			a.counts = append(a.counts, count)
+		}
+	}
+	rows := make([]row, 0, len(order))
+	for _, k := range order {
+		a := accs[k]
+		switch {
+		case len(a.counts) > 0:
+			a.explored = plural(strings.Join(a.counts, "+"), a.explored)
+		default:
+			a.explored = plural(strconv.Itoa(a.n), a.explored)
+		}
+		rows = append(rows, a.row)
+	}
+	return rows, failures, nil
+}
+
+// rank orders components as componentOrder does, unknown ones last.
+func rank(component string) int {
+	if i := slices.Index(componentOrder, component); i >= 0 {
+		return i
+	}
+	return len(componentOrder)
+}
+
+// plural writes "1 test", "2 tests": units are given in the plural.
+func plural(n string, unit string) string {
+	if n == "1" {
+		unit = strings.TrimSuffix(unit, "s")
+	}
+	return n + " " + unit
+}
+
+func skipReason(out []string) string {
+	for _, l := range out {
+		if _, after, ok := strings.Cut(l, ": "); ok && !strings.HasPrefix(strings.TrimSpace(l), "---") && !strings.HasPrefix(l, "=== ") {
+			return strings.TrimSpace(after)
+		}
+	}
+	return "no reason given"
+}
+
+func printTable(w io.Writer, rows []row) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "COMPONENT\tCHECK\tRESULT\tEXPLORED")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.component, r.check, r.result, r.explored)
+	}
+	tw.Flush()
+}
+
+const modulePath = "github.com/schedkit/schedkit"
+
+// moduleRoot finds the schedkit module's directory through the go command,
+// so verify works from any directory inside the checkout.
+func moduleRoot() (string, error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", modulePath).Output()
+	if err != nil {
+		return "", fmt.Errorf("run verify inside the schedkit checkout (go list -m: %v)", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// goCmd runs the go command in dir and returns its combined output.
+func goCmd(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	return buf.Bytes(), err
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const sampleJSON = `{"Action":"start","Package":"github.com/schedkit/schedkit/lfq"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/lfq","Test":"TestPutGetIsFIFO"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/lfq","Test":"TestPutGetIsFIFO"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/lfq","Test":"TestZeroRingIsEmptyAndUsable"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/lfq","Test":"TestZeroRingIsEmptyAndUsable"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/lfq","Test":"TestRingModel"}
+{"Action":"output","Package":"github.com/schedkit/schedkit/lfq","Test":"TestRingModel","Output":"    model_test.go:9: lfq model: 20 checks passed\n"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/lfq","Test":"TestRingModel"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/lfq","Test":"TestStressExactlyOnce"}
+{"Action":"output","Package":"github.com/schedkit/schedkit/lfq","Test":"TestStressExactlyOnce","Output":"    stress_test.go:1: lfq stress: 50000 items consumed exactly once by 4 goroutines\n"}
+{"Action":"fail","Package":"github.com/schedkit/schedkit/lfq","Test":"TestStressExactlyOnce"}
+{"Action":"fail","Package":"github.com/schedkit/schedkit/lfq"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/fuzz","Test":"FuzzRing"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/fuzz","Test":"FuzzRing/seed#0"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/fuzz","Test":"FuzzRing/seed#0"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/fuzz","Test":"FuzzRing/seed#1"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/fuzz","Test":"FuzzRing/seed#1"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/fuzz","Test":"FuzzRing"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/internal/tlc","Test":"TestNeedsJar"}
+{"Action":"output","Package":"github.com/schedkit/schedkit/internal/tlc","Test":"TestNeedsJar","Output":"    tlc_test.go:3: no jar here\n"}
+{"Action":"skip","Package":"github.com/schedkit/schedkit/internal/tlc","Test":"TestNeedsJar"}
+{"Action":"output","Package":"github.com/schedkit/schedkit/internal/atomicx","Output":"FAIL: leaked goroutines\n"}
+{"Action":"fail","Package":"github.com/schedkit/schedkit/internal/atomicx"}
+`
+
+func rowsByCheck(rows []row) map[string]row {
+	m := map[string]row{}
+	for _, r := range rows {
+		m[r.component+"/"+r.check] = r
+	}
+	return m
+}
+
+func TestTestRowsGroupsTestsIntoTheLadder(t *testing.T) {
+	rows, failures, err := testRows(strings.NewReader(sampleJSON))
+	require.NoError(t, err)
+	m := rowsByCheck(rows)
+
+	assert.Equal(t, row{"lfq", "unit", "pass", "2 tests"}, m["lfq/unit"])
+	assert.Equal(t, row{"lfq", "property (rapid vs model)", "pass", "20 cases"}, m["lfq/property (rapid vs model)"])
+	assert.Equal(t, "FAIL", m["lfq/race stress, exactly once"].result, "a failed test fails its row")
+	assert.Equal(t, row{"lfq", "fuzz seeds vs model", "pass", "2 seeds"}, m["lfq/fuzz seeds vs model"])
+	assert.Equal(t, "skipped: no jar here", m["tlc runner/unit"].result)
+	assert.Equal(t, "FAIL", m["atomicx/unit"].result, "a package failing outside its tests is not green")
+
+	var names []string
+	for _, f := range failures {
+		names = append(names, f.Test)
+	}
+	assert.ElementsMatch(t, []string{"TestStressExactlyOnce", "(package)"}, names)
+}
+
+func TestParseTestJSONRejectsGarbledEvents(t *testing.T) {
+	_, _, err := parseTestJSON(strings.NewReader("{not json\n"))
+	assert.Error(t, err)
+}
+
+func TestRowFailed(t *testing.T) {
+	assert.True(t, row{result: "FAIL"}.failed())
+	assert.False(t, row{result: "skipped: no jar"}.failed())
+	assert.False(t, row{result: "pass"}.failed())
+}
