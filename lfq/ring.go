@@ -225,3 +225,7 @@ func (r *Ring[T]) Len() int {
 		}
 	}
 }
+
+// One instantiation inside the package makes the compiler keep the inline
+// bodies of the atomicx calls for instantiations in other packages.
+var _ Ring[struct{}]
