@@ -1,0 +1,427 @@
+// Package tlc runs the TLC model checker on the TLA+ specs in proofs/tla and
+// judges each run: a model must pass, a mutant must be rejected.
+//
+// A directory holds specs and configs named by convention:
+//
+//	<Spec>.tla                 the spec
+//	<Spec>.cfg                 a model that TLC must pass (exit code 0)
+//	<Spec>_mutant_<Name>.cfg   a mutant that TLC must reject with a violation
+//
+// A rejection is a deadlock, safety, liveness or Assert violation (TLC exit
+// codes 11 to 14). An assumption failure (10) is not one: TLC exits 10 when
+// an ASSUME is false or cannot be evaluated, before any behaviour is explored,
+// so a misspelt mutant name would look rejected. Every other exit code (a
+// parse or semantic error, an evaluation error, 75 and up) is an error and
+// never counts as a rejection.
+//
+// The package needs Java and tla2tools.jar; FindJar and FindJava say where
+// they are or why not. It uses only the standard library.
+package tlc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrNoJar means that tla2tools.jar was not found.
+var ErrNoJar = errors.New("tlc: tla2tools.jar not found: set TLA2TOOLS_JAR to its path, " +
+	"or put tla2tools.jar from the TLA+ releases (https://github.com/tlaplus/tlaplus/releases) " +
+	"at ~/.cache/tla/tla2tools.jar")
+
+// ErrNoJava means that no java binary was found to run TLC with.
+var ErrNoJava = errors.New("tlc: java not found: install a Java runtime (11 or later) " +
+	"and put java on PATH, or set JAVA_HOME")
+
+// JarEnv is the environment variable that names tla2tools.jar.
+const JarEnv = "TLA2TOOLS_JAR"
+
+// FindJar returns the path of tla2tools.jar: $TLA2TOOLS_JAR when set, else
+// ~/.cache/tla/tla2tools.jar. It returns an error wrapping ErrNoJar when the
+// file is not there.
+func FindJar() (string, error) {
+	if p := os.Getenv(JarEnv); p != "" {
+		if isFile(p) {
+			return p, nil
+		}
+		return "", fmt.Errorf("%w (%s=%q is not a file)", ErrNoJar, JarEnv, p)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("%w (no home directory: %v)", ErrNoJar, err)
+	}
+	p := filepath.Join(home, ".cache", "tla", "tla2tools.jar")
+	if isFile(p) {
+		return p, nil
+	}
+	return "", ErrNoJar
+}
+
+// FindJava returns the java binary: $JAVA_HOME/bin/java when that exists,
+// else java on PATH. It returns an error wrapping ErrNoJava otherwise.
+func FindJava() (string, error) {
+	if h := os.Getenv("JAVA_HOME"); h != "" {
+		p := filepath.Join(h, "bin", "java")
+		if isFile(p) {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("java")
+	if err != nil {
+		return "", ErrNoJava
+	}
+	return p, nil
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Model is one config to check.
+type Model struct {
+	Name   string // the config's base name: "Ring" or "Ring_mutant_StealNoCAS"
+	Spec   string // the spec's module name: "Ring"
+	Mutant string // the mutant's name, "" for a model that must pass
+	Config string // path of the .cfg
+	File   string // path of the spec's .tla
+}
+
+// ExpectReject reports whether TLC must reject the model: it is a mutant.
+func (m Model) ExpectReject() bool { return m.Mutant != "" }
+
+const mutantSep = "_mutant_"
+
+// Models lists the models in dir, sorted by name: every <Spec>.cfg and
+// <Spec>_mutant_<Name>.cfg. It fails if a config has no <Spec>.tla beside
+// it or its name is malformed, so that a config is never silently skipped.
+func Models(dir string) ([]Model, error) {
+	cfgs, err := filepath.Glob(filepath.Join(dir, "*.cfg"))
+	if err != nil {
+		return nil, err
+	}
+	var ms []Model
+	for _, cfg := range cfgs {
+		name := strings.TrimSuffix(filepath.Base(cfg), ".cfg")
+		spec, mutant, isMutant := strings.Cut(name, mutantSep)
+		if spec == "" || (isMutant && mutant == "") {
+			return nil, fmt.Errorf("tlc: %s: want <Spec>.cfg or <Spec>%s<Name>.cfg", cfg, mutantSep)
+		}
+		file := filepath.Join(dir, spec+".tla")
+		if !isFile(file) {
+			return nil, fmt.Errorf("tlc: %s: spec %s not found", cfg, file)
+		}
+		ms = append(ms, Model{Name: name, Spec: spec, Mutant: mutant, Config: cfg, File: file})
+	}
+	slices.SortFunc(ms, func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
+	return ms, nil
+}
+
+// Outcome is what TLC's exit code says happened.
+type Outcome string
+
+// The outcomes, after TLC's exit codes.
+const (
+	OutcomeOK         Outcome = "ok"         // 0: no violation
+	OutcomeAssumption Outcome = "assumption" // 10: an ASSUME is false or failed to evaluate
+	OutcomeDeadlock   Outcome = "deadlock"   // 11
+	OutcomeSafety     Outcome = "safety"     // 12: an invariant
+	OutcomeLiveness   Outcome = "liveness"   // 13: a temporal or action property
+	OutcomeAssert     Outcome = "assert"     // 14: an Assert in the spec
+	OutcomeError      Outcome = "error"      // anything else: parse, semantic, evaluation, crash
+)
+
+// OutcomeOf maps a TLC exit code to its outcome.
+func OutcomeOf(exitCode int) Outcome {
+	switch exitCode {
+	case 0:
+		return OutcomeOK
+	case 10:
+		return OutcomeAssumption
+	case 11:
+		return OutcomeDeadlock
+	case 12:
+		return OutcomeSafety
+	case 13:
+		return OutcomeLiveness
+	case 14:
+		return OutcomeAssert
+	}
+	return OutcomeError
+}
+
+// Rejects reports whether the outcome is a violation found while exploring
+// behaviours, the only way a mutant counts as rejected.
+func (o Outcome) Rejects() bool {
+	switch o {
+	case OutcomeDeadlock, OutcomeSafety, OutcomeLiveness, OutcomeAssert:
+		return true
+	}
+	return false
+}
+
+// Stats is what Parse finds in TLC's output.
+type Stats struct {
+	Generated int64  // states generated
+	Distinct  int64  // distinct states found
+	Depth     int    // depth of the state graph search
+	Violated  string // the invariant or property TLC names as violated, or ""
+	Counted   bool   // whether the states line was found
+}
+
+var (
+	statesRE   = regexp.MustCompile(`(?m)^([\d,]+) states generated, ([\d,]+) distinct states found`)
+	depthRE    = regexp.MustCompile(`(?m)^The depth of the complete state graph search is (\d+)`)
+	violatedRE = regexp.MustCompile(`(?m)^Error: (?:Invariant|Action property) (\S+) is violated`)
+)
+
+// Parse reads the final counts, the depth and the name of a violated
+// invariant or action property from TLC's output. Progress lines, which
+// carry running totals with thousands separators, are not the final counts:
+// the last match wins.
+func Parse(out string) Stats {
+	var s Stats
+	if m := lastMatch(statesRE, out); m != nil {
+		s.Generated = atoi64(m[1])
+		s.Distinct = atoi64(m[2])
+		s.Counted = true
+	}
+	if m := lastMatch(depthRE, out); m != nil {
+		s.Depth = int(atoi64(m[1]))
+	}
+	if m := violatedRE.FindStringSubmatch(out); m != nil {
+		s.Violated = m[1]
+	}
+	return s
+}
+
+func lastMatch(re *regexp.Regexp, s string) []string {
+	all := re.FindAllStringSubmatch(s, -1)
+	if len(all) == 0 {
+		return nil
+	}
+	return all[len(all)-1]
+}
+
+func atoi64(s string) int64 {
+	n, _ := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
+	return n
+}
+
+// Judge decides whether a run behaved as expected: a model must exit 0
+// having counted its states; a mutant must be rejected (Outcome.Rejects).
+// The reason says why not, and is empty when ok.
+func Judge(expectReject bool, exitCode int, s Stats) (ok bool, reason string) {
+	o := OutcomeOf(exitCode)
+	switch {
+	case exitCode < 0:
+		return false, "TLC did not finish (timed out or killed)"
+	case o == OutcomeError:
+		return false, fmt.Sprintf("TLC failed with exit code %d (not a violation: parse, semantic or evaluation error)", exitCode)
+	case expectReject && o.Rejects():
+		return true, ""
+	case expectReject && o == OutcomeOK:
+		return false, "mutant passed: TLC found no violation"
+	case expectReject:
+		return false, fmt.Sprintf("mutant stopped by an %s failure (exit code %d) before any behaviour was checked", o, exitCode)
+	case o != OutcomeOK:
+		v := s.Violated
+		if v != "" {
+			v = " of " + v
+		}
+		return false, fmt.Sprintf("model failed: %s violation%s (exit code %d)", o, v, exitCode)
+	case !s.Counted:
+		return false, "TLC exited 0 but printed no state counts"
+	}
+	return true, ""
+}
+
+// Result is the outcome of checking one model.
+type Result struct {
+	Model        string        // the config's base name
+	Spec         string        // the spec's module name
+	Mutant       string        // "" for a model that must pass
+	ExpectReject bool          // a mutant: TLC must reject it
+	OK           bool          // it behaved as expected
+	Reason       string        // why not OK; "" when OK
+	Distinct     int64         // distinct states found
+	Generated    int64         // states generated
+	Depth        int           // depth of the search
+	ExitCode     int           // TLC's exit code; -1 when it did not exit by itself
+	Outcome      Outcome       // what the exit code means
+	Violated     string        // the invariant or property TLC reported, if it named one
+	Duration     time.Duration // wall time of the TLC run
+	Tail         string        // the last lines of TLC's output
+}
+
+// String is one line for logs and tables.
+func (r Result) String() string {
+	verdict := "ok"
+	if !r.OK {
+		verdict = "FAIL: " + r.Reason
+	}
+	what := "model"
+	if r.ExpectReject {
+		what = "mutant"
+	}
+	v := ""
+	if r.Violated != "" {
+		v = " violated " + r.Violated
+	}
+	return fmt.Sprintf("%s %s: %s (exit %d%s), %d distinct states, %d generated, depth %d, %s: %s",
+		what, r.Model, r.Outcome, r.ExitCode, v, r.Distinct, r.Generated, r.Depth,
+		r.Duration.Round(10*time.Millisecond), verdict)
+}
+
+// Checker runs TLC.
+type Checker struct {
+	Jar     string        // tla2tools.jar; required
+	Java    string        // java binary; required
+	Workers int           // TLC -workers; 0 or less means runtime.NumCPU()
+	Timeout time.Duration // per model, on top of the context; 0 means none
+}
+
+// NewChecker finds the jar and java and returns a Checker with the given
+// workers. The error wraps ErrNoJar or ErrNoJava.
+func NewChecker(workers int) (Checker, error) {
+	jar, err := FindJar()
+	if err != nil {
+		return Checker{}, err
+	}
+	java, err := FindJava()
+	if err != nil {
+		return Checker{}, err
+	}
+	return Checker{Jar: jar, Java: java, Workers: workers}, nil
+}
+
+// tailLines is how much of TLC's output a Result keeps: enough for a short
+// counterexample.
+const tailLines = 60
+
+// Run checks one model. TLC's state files go to a temporary directory that
+// is removed afterwards, and no trace-explorer spec is written next to the
+// spec.
+func (c Checker) Run(ctx context.Context, m Model) Result {
+	r := Result{Model: m.Name, Spec: m.Spec, Mutant: m.Mutant, ExpectReject: m.ExpectReject(), ExitCode: -1}
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
+		defer cancel()
+	}
+	workers := c.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	meta, err := os.MkdirTemp("", "tlc-meta-")
+	if err != nil {
+		r.Outcome, r.Reason = OutcomeError, err.Error()
+		return r
+	}
+	defer os.RemoveAll(meta)
+	cfg, err1 := filepath.Abs(m.Config)
+	spec, err2 := filepath.Abs(m.File)
+	if err := errors.Join(err1, err2); err != nil {
+		r.Outcome, r.Reason = OutcomeError, err.Error()
+		return r
+	}
+
+	cmd := exec.CommandContext(ctx, c.Java, "-XX:+UseParallelGC", "-cp", c.Jar, "tlc2.TLC",
+		"-workers", strconv.Itoa(workers), "-cleanup", "-noGenerateSpecTE",
+		"-metadir", meta, "-config", cfg, spec)
+	cmd.Dir = filepath.Dir(spec)
+	cmd.WaitDelay = 5 * time.Second
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	runErr := cmd.Run()
+	r.Duration = time.Since(start)
+	text := out.String()
+	r.Tail = tail(text, tailLines)
+
+	var exitErr *exec.ExitError
+	switch {
+	case runErr == nil:
+		r.ExitCode = 0
+	case ctx.Err() != nil:
+		r.ExitCode = -1 // killed: whatever it exited with says nothing
+	case errors.As(runErr, &exitErr):
+		r.ExitCode = exitErr.ExitCode()
+	default: // java did not start
+		r.Outcome, r.Reason = OutcomeError, fmt.Sprintf("running TLC: %v", runErr)
+		return r
+	}
+	s := Parse(text)
+	r.Outcome = OutcomeOf(r.ExitCode)
+	r.Distinct, r.Generated, r.Depth, r.Violated = s.Distinct, s.Generated, s.Depth, s.Violated
+	r.OK, r.Reason = Judge(r.ExpectReject, r.ExitCode, s)
+	if r.ExitCode < 0 && ctx.Err() != nil {
+		r.Reason = fmt.Sprintf("TLC did not finish: %v", ctx.Err())
+	}
+	return r
+}
+
+// CheckAll runs every model in dir in name order.
+func (c Checker) CheckAll(ctx context.Context, dir string) ([]Result, error) {
+	ms, err := Models(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("tlc: no .cfg files in %s", dir)
+	}
+	var rs []Result
+	var bad []error
+	for _, m := range ms {
+		if err := ctx.Err(); err != nil {
+			bad = append(bad, fmt.Errorf("%s: not run: %w", m.Name, err))
+			continue
+		}
+		r := c.Run(ctx, m)
+		rs = append(rs, r)
+		if !r.OK {
+			bad = append(bad, fmt.Errorf("%s: %s", r.Model, r.Reason))
+		}
+	}
+	return rs, errors.Join(bad...)
+}
+
+// CheckAll finds the jar and java, then runs every model in dir with the
+// given TLC workers (0 or less: one per CPU). It returns the results of the
+// models it ran and an error that is non-nil when the check could not start
+// (it then wraps ErrNoJar or ErrNoJava, or says why dir has no models) or
+// when any model did not behave as expected (one line per model).
+func CheckAll(ctx context.Context, dir string, workers int) ([]Result, error) {
+	c, err := NewChecker(workers)
+	if err != nil {
+		return nil, err
+	}
+	return c.CheckAll(ctx, dir)
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	i := len(s)
+	for ; n > 0 && i > 0; n-- {
+		j := strings.LastIndexByte(s[:i], '\n')
+		if j < 0 {
+			return s
+		}
+		i = j
+	}
+	if i == len(s) {
+		return ""
+	}
+	return s[i+1:]
+}
