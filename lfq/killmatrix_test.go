@@ -245,5 +245,5 @@ func TestKillMatrix(t *testing.T) {
 			t.Errorf("mutation %s caught by %d checkers, want at least %d (%v)", mutation, kills, killMinKills, verdicts)
 		}
 	}
-	t.Logf("lfq kill matrix:\n%s", b.String())
+	t.Logf("lfq kill matrix: %d mutants\n%s", len(lfq.Mutations()), b.String())
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -91,12 +92,39 @@ func parseTestJSON(r io.Reader) (tests []*testResult, brokenPkgs []string, err e
 	return tests, brokenPkgs, nil
 }
 
-// findCount returns the first number that re captures in the output, or "".
+// findCount returns the sum of the numbers re captures in the output, or ""
+// when it captures none.
 func findCount(out []string, re *regexp.Regexp) string {
+	sum, found := 0, false
 	for _, l := range out {
-		if m := re.FindStringSubmatch(l); m != nil {
-			return m[1]
+		for _, m := range re.FindAllStringSubmatch(l, -1) {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				sum += n
+				found = true
+			}
 		}
 	}
-	return ""
+	if !found {
+		return ""
+	}
+	return strconv.Itoa(sum)
+}
+
+// logBlock returns the lines that follow the log line holding marker,
+// up to the next line that is not indented deeper than tests' log lines:
+// a multi-line t.Logf such as the kill matrix.
+func logBlock(out []string, marker string) []string {
+	var block []string
+	in := false
+	for _, l := range out {
+		switch {
+		case strings.Contains(l, marker):
+			in = true
+		case in && strings.HasPrefix(l, "        "):
+			block = append(block, strings.TrimPrefix(strings.TrimRight(l, "\n"), "        "))
+		case in:
+			return block
+		}
+	}
+	return block
 }

@@ -25,10 +25,6 @@ type row struct {
 
 func (r row) failed() bool { return r.result == "FAIL" }
 
-// testPackages are the packages whose tests verify runs, relative to the
-// module root. proofs/tla is left out: verify runs TLC itself.
-var testPackages = []string{"./internal/...", "./lfq/...", "./fuzz/...", "./cmd/..."}
-
 func runVerify(args []string) int {
 	fs := flag.NewFlagSet("verify", flag.ExitOnError)
 	long := fs.Bool("long", false, "run the stress tests in their long mode (a million items each)")
@@ -52,21 +48,37 @@ func runVerify(args []string) int {
 	}
 	rows = append(rows, vet)
 
-	testArgs := []string{"test", "-json", "-count=1"}
-	if *race {
-		testArgs = append(testArgs, "-race")
+	var failures []*testResult
+	var matrix []string
+	for _, p := range goPasses {
+		args := []string{"test", "-json", "-count=1"}
+		if p.race && *race {
+			args = append(args, "-race")
+		}
+		if p.tags != "" {
+			args = append(args, "-tags", p.tags)
+		}
+		if p.run != "" {
+			args = append(args, "-run", p.run)
+		}
+		if !*long {
+			args = append(args, "-short")
+		}
+		out, _ := goCmd(ctx, root, append(args, p.pkgs...)...) // failures show up in the events
+		tests, _, err := parseTestJSON(bytes.NewReader(out))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "schedkit verify:", err)
+			return 1
+		}
+		passRows, passFailures := testRows(tests, p.tags)
+		rows = append(rows, passRows...)
+		failures = append(failures, passFailures...)
+		for _, t := range tests {
+			if b := logBlock(t.Output, "lfq kill matrix:"); len(b) > 0 {
+				matrix = b
+			}
+		}
 	}
-	if !*long {
-		testArgs = append(testArgs, "-short")
-	}
-	testArgs = append(testArgs, testPackages...)
-	out, _ := goCmd(ctx, root, testArgs...) // failures show up in the events
-	goRows, failures, err := testRows(bytes.NewReader(out))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "schedkit verify:", err)
-		return 1
-	}
-	rows = append(rows, goRows...)
 
 	if *tla {
 		rows = append(rows, tlaRows(ctx, root, *workers)...)
@@ -74,6 +86,13 @@ func runVerify(args []string) int {
 
 	slices.SortStableFunc(rows, func(a, b row) int { return rank(a.component) - rank(b.component) })
 	printTable(os.Stdout, rows)
+	if len(matrix) > 0 {
+		fmt.Println("\nlfq kill matrix (a mutant is caught when killed, crashed or hung):")
+		for _, l := range matrix {
+			fmt.Println("  " + l)
+		}
+		fmt.Println()
+	}
 	failed := 0
 	for _, r := range rows {
 		if r.failed() {
@@ -91,13 +110,9 @@ func runVerify(args []string) int {
 	return 0
 }
 
-// testRows groups a `go test -json` stream into the ladder's rows and
-// returns the tests that failed.
-func testRows(r io.Reader) ([]row, []*testResult, error) {
-	tests, _, err := parseTestJSON(r)
-	if err != nil {
-		return nil, nil, err
-	}
+// testRows groups the tests of one pass, built with tags, into the
+// ladder's rows and returns the tests that failed.
+func testRows(tests []*testResult, tags string) ([]row, []*testResult) {
 	type acc struct {
 		row
 		n      int
@@ -115,8 +130,11 @@ func testRows(r io.Reader) ([]row, []*testResult, error) {
 		if comp == "" {
 			comp = pkg
 		}
+		if tags != "" {
+			check = "unit (-tags " + tags + ")"
+		}
 		for _, c := range goChecks {
-			if c.pkg == pkg && c.tests.MatchString(t.Test) {
+			if c.tags == tags && c.pkg == pkg && c.tests.MatchString(t.Test) {
 				comp, check, unit = c.component, c.check, c.unit
 				if c.count != nil {
 					count = findCount(t.Output, c.count)
@@ -161,7 +179,7 @@ func testRows(r io.Reader) ([]row, []*testResult, error) {
 		}
 		rows = append(rows, a.row)
 	}
-	return rows, failures, nil
+	return rows, failures
 }
 
 // rank orders components as componentOrder does, unknown ones last.

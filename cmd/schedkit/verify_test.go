@@ -42,8 +42,9 @@ func rowsByCheck(rows []row) map[string]row {
 }
 
 func TestTestRowsGroupsTestsIntoTheLadder(t *testing.T) {
-	rows, failures, err := testRows(strings.NewReader(sampleJSON))
+	tests, _, err := parseTestJSON(strings.NewReader(sampleJSON))
 	require.NoError(t, err)
+	rows, failures := testRows(tests, "")
 	m := rowsByCheck(rows)
 
 	assert.Equal(t, row{"lfq", "unit", "pass", "2 tests"}, m["lfq/unit"])
@@ -69,4 +70,22 @@ func TestRowFailed(t *testing.T) {
 	assert.True(t, row{result: "FAIL"}.failed())
 	assert.False(t, row{result: "skipped: no jar"}.failed())
 	assert.False(t, row{result: "pass"}.failed())
+}
+
+func TestFindCountSumsEveryMatch(t *testing.T) {
+	re := goChecks[0].count // "lfq model: N checks passed"
+	assert.Equal(t, "30", findCount([]string{"lfq model: 10 checks passed\n", "x\n", "lfq model: 20 checks passed\n"}, re))
+	assert.Equal(t, "", findCount([]string{"nothing here\n"}, re))
+}
+
+func TestLogBlockTakesTheIndentedLinesAfterTheMarker(t *testing.T) {
+	out := []string{
+		"=== RUN   TestKillMatrix\n",
+		"    killmatrix_test.go:248: lfq kill matrix: 5 mutants\n",
+		"        mutation   TLC\n",
+		"        none       survived\n",
+		"--- PASS: TestKillMatrix (1.00s)\n",
+	}
+	assert.Equal(t, []string{"mutation   TLC", "none       survived"}, logBlock(out, "lfq kill matrix:"))
+	assert.Empty(t, logBlock(out, "no such marker"))
 }
