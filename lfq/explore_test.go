@@ -72,7 +72,13 @@ func (s xScenario) xRun() explore.Run {
 	lfq.SetIndices(victim, s.start)
 	explore.Name(victim, "victim")
 	next := 0
-	newItem := func() *int { p := new(int); *p = next; next++; return p }
+	newItem := func() *int {
+		p := new(int)
+		*p = next
+		explore.Name(p, fmt.Sprintf("item%d", next)) // traces show &item3, not an address
+		next++
+		return p
+	}
 	var pre []int
 	for range s.pre {
 		p := newItem()

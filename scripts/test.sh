@@ -26,6 +26,12 @@ fmt_clean() {
 # Every package but proofs/tla, whose TLC run is the tlc step below.
 go_packages() { go list ./... | grep -v '/proofs/tla$'; }
 
+# The matrix prints as the test's log; -v shows it.
+kill_matrix() {
+	go test -tags schedcheck,schedmutant -short -count=1 -run '^TestKillMatrix$' -v ./lfq/ |
+		grep -v -e '^=== RUN' -e '^=== CONT' -e '^=== PAUSE'
+}
+
 bench_module() { (cd bench && go vet ./... && go test -count=1 -run '^$' -bench . -benchtime=1x ./...); }
 
 tlc() {
@@ -41,9 +47,10 @@ tlc() {
 
 step "gofmt" fmt_clean
 step "go vet" go vet ./...
-step "go vet -tags schedcheck" go vet -tags schedcheck ./...
+step "go vet -tags schedcheck,schedmutant" go vet -tags schedcheck,schedmutant ./...
 step "go test -race -short (unit, property, fuzz seeds, stress)" go test -race -short -count=1 $(go_packages)
-step "go test -tags schedcheck (explorer seam)" go test -tags schedcheck -short -count=1 ./internal/...
+step "go test -tags schedcheck (interleaving explorer on the real code)" go test -tags schedcheck -short -count=1 ./internal/... ./lfq/...
+step "kill matrix: every seeded mutant caught by at least two checkers" kill_matrix
 step "bench module: vet and every benchmark once" bench_module
 step "TLC: every spec passes, every mutant is rejected" tlc
 

@@ -26,9 +26,12 @@ CONSTANTS
 \*   StealNoCAS          StealCAS stores head without comparing it
 \*   PublishBeforeWrite  Put stores the tail, then writes the slot
 \*   OverflowDropsNew    Overflow's batch leaves out the new item
-\*   StealNoRetry        StealLoadTail skips the retry on inconsistent loads
+\*   StealAllNoCheck     StealLoadTail takes all it saw, n = tail - head, and
+\*                       skips the retry on inconsistent loads
+\*   GetNoRetry          GetCAS returns nil ("empty") when its CAS fails
+\* Each has the name of the lfq mutation (lfq/mutation.go) it models.
 Mutants == {"none", "StealNoCAS", "PublishBeforeWrite", "OverflowDropsNew",
-            "StealNoRetry"}
+            "StealAllNoCheck", "GetNoRetry"}
 
 ASSUME /\ Size \in Nat /\ Size >= 2 /\ Size % 2 = 0
        /\ N \in Nat /\ N >= 1
@@ -47,11 +50,13 @@ VARIABLES
     tpc, thead, tn, tbuf,     \* thief: pc, loaded head, n to take, copied slots
     hands,                    \* thief: items its CAS claimed, not yet published
     batches,           \* overflow batches handed out, oldest first
-    out                \* out[v]: times value v left for good (capped at 2)
+    out,               \* out[v]: times value v left for good (capped at 2)
+    nilEmpty           \* the ring was empty (head = tail) in the step where
+                       \* the owner's latest Get returned nil; TRUE before any
 
 ownerv  == <<opc, oh, ot, obuf, ocnt>>
 thiefv  == <<tpc, thead, tn, tbuf, hands>>
-histv   == <<batches, out>>
+histv   == <<batches, out, nilEmpty>>
 vars    == <<ring, head, tail, next, ownerv, thiefv, histv>>
 
 Sym == Permutations(Thieves)
@@ -73,6 +78,7 @@ Init ==
     /\ hands = [t \in Thieves |-> <<>>]
     /\ batches = <<>>
     /\ out = [v \in Vals |-> 0]
+    /\ nilEmpty = TRUE
 
 \* The owner returns from an operation; locals are cleared so that they do
 \* not multiply the states.
@@ -143,22 +149,27 @@ OverflowCAS ==
          ELSE /\ opc' = "put"                  \* head moved: retry the Put
               /\ oh' = 0 /\ obuf' = <<>>
               /\ UNCHANGED <<head, batches, next, ot, ocnt>>
-    /\ UNCHANGED <<ring, tail, thiefv, out>>
+    /\ UNCHANGED <<ring, tail, thiefv, out, nilEmpty>>
 
 Overflow == OverflowCopy \/ OverflowCAS
 
 (***************************************************************************)
 (* Get (runqget): load head, read own tail and the head slot, CAS head.   *)
+(* Each step where Get returns nil records in nilEmpty whether head = tail *)
+(* held in that step. During a Get the tail does not move (only the owner *)
+(* stores it) and head only grows, so the ring was empty at some instant  *)
+(* of the call exactly when it is empty at the step that returns nil.     *)
 (***************************************************************************)
 GetLoad ==
     /\ opc = "get" \/ (opc = "idle" /\ head # tail) \* from idle, empty is a no-op
     /\ IF head = tail
-         THEN OwnerDone                        \* empty: returns nil
+         THEN /\ OwnerDone                     \* empty (head = tail): returns nil
+              /\ nilEmpty' = TRUE
          ELSE /\ oh' = head
               /\ obuf' = <<ring[Idx(head)]>>
               /\ opc' = "get_cas"
-              /\ UNCHANGED <<ot, ocnt>>
-    /\ UNCHANGED <<ring, head, tail, next, thiefv, histv>>
+              /\ UNCHANGED <<ot, ocnt, nilEmpty>>
+    /\ UNCHANGED <<ring, head, tail, next, thiefv, batches, out>>
 
 GetCAS ==
     /\ opc = "get_cas"
@@ -166,9 +177,14 @@ GetCAS ==
          THEN /\ head' = oh + 1
               /\ Leave(obuf)
               /\ OwnerDone
+              /\ UNCHANGED nilEmpty
+         ELSE IF Mutant = "GetNoRetry"
+         THEN /\ OwnerDone                     \* gives up: returns nil
+              /\ nilEmpty' = (head = tail)
+              /\ UNCHANGED <<head, out>>
          ELSE /\ opc' = "get"                  \* a thief took it: retry
               /\ oh' = 0 /\ obuf' = <<>>
-              /\ UNCHANGED <<head, out, ot, ocnt>>
+              /\ UNCHANGED <<head, out, ot, ocnt, nilEmpty>>
     /\ UNCHANGED <<ring, tail, next, thiefv, batches>>
 
 Get == GetLoad \/ GetCAS
@@ -230,14 +246,15 @@ DrainRead ==                                   \* claim first, read after
     /\ ring' = [i \in DOMAIN ring |->
                   IF \E j \in oh..(ot - 1) : Idx(j) = i THEN 0 ELSE ring[i]]
     /\ OwnerDone
-    /\ UNCHANGED <<head, tail, next, thiefv, batches>>
+    /\ UNCHANGED <<head, tail, next, thiefv, batches, nilEmpty>>
 
 Drain == DrainLoad \/ DrainCAS \/ DrainRead
 
 (***************************************************************************)
 (* StealHalf (runqgrab + runqsteal) by thief t: load head, load tail, take *)
 (* n = ceil((tail-head)/2); n > Size \div 2 means the loads were           *)
-(* inconsistent (head moved in between): retry. Copy the n slots one load  *)
+(* inconsistent (head moved in between): retry. (StealAllNoCheck takes     *)
+(* n = tail-head and never retries here.) Copy the n slots one load        *)
 (* at a time, CAS head forward by n; on failure retry from the loads. On   *)
 (* success run the last item and publish the rest in the thief's own ring *)
 (* (both leave the model). A retry returns to "idle": a thief's only step  *)
@@ -258,8 +275,8 @@ StealLoadHead(t) ==
 StealLoadTail(t) ==
     /\ tpc[t] = "load_tail"
     /\ LET len == tail - thead[t]
-           n   == len - len \div 2
-       IN  IF n = 0 \/ (n > Half /\ Mutant # "StealNoRetry")
+           n   == IF Mutant = "StealAllNoCheck" THEN len ELSE len - len \div 2
+       IN  IF n = 0 \/ (n > Half /\ Mutant # "StealAllNoCheck")
              THEN ThiefDone(t)                 \* empty, or inconsistent: retry
              ELSE /\ tn' = [tn EXCEPT ![t] = n]
                   /\ tpc' = [tpc EXCEPT ![t] = "copy"]
@@ -290,7 +307,8 @@ StealPublish(t) ==                             \* the thief's own tail store
     /\ Leave(hands[t])
     /\ hands' = [hands EXCEPT ![t] = <<>>]
     /\ tpc' = [tpc EXCEPT ![t] = "idle"]
-    /\ UNCHANGED <<ring, head, tail, next, ownerv, thead, tn, tbuf, batches>>
+    /\ UNCHANGED <<ring, head, tail, next, ownerv, thead, tn, tbuf, batches,
+                   nilEmpty>>
 
 StealHalf(t) == StealLoadHead(t) \/ StealLoadTail(t) \/ StealCopy(t)
                 \/ StealCAS(t) \/ StealPublish(t)
@@ -348,6 +366,7 @@ TypeOK ==
     /\ tbuf \in [Thieves -> Seq(Vals)] /\ hands \in [Thieves -> Seq(Vals)]
     /\ batches \in Seq(Seq(Vals))
     /\ out \in [Vals -> 0..2]
+    /\ nilEmpty \in BOOLEAN
 
 \* Every item put so far is in exactly one place: the live ring, Drain's or
 \* a thief's claim, an overflow batch, or gone for good (run by the owner
@@ -382,4 +401,9 @@ OwnerFIFO ==
     /\ \A i \in 1..(Len(r) - 1) :
          \A x \in (r[i] + 1)..(r[i + 1] - 1) :
            \E b \in DOMAIN batches : batches[b][Len(batches[b])] = x
+
+\* Get returns nil ("empty") only if the ring was empty at some instant
+\* during the call: see nilEmpty and Get above. Items that remain in the
+\* ring stay counted, so Conservation alone cannot see a Get that gives up.
+GetEmptyOnlyWhenEmpty == nilEmpty
 =============================================================================
