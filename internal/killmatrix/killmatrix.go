@@ -1,0 +1,224 @@
+// Package killmatrix runs every checker of a component against every seeded
+// mutation of it and asserts that each mutation is caught by at least two
+// checkers and the real code by none (DESIGN.md, bar item 8).
+//
+// A component names its mutations (compiled in under -tags schedmutant) and
+// its checkers; Run is its TestKillMatrix. Each cell runs in a child process
+// of the test binary, re-running the component's cell test (Cell) with the
+// cell in an environment variable, so a mutant that crashes a harness or
+// spins forever is counted as caught without taking the parent down or
+// leaving a spinning goroutine behind. TLC's column checks the spec's mutant
+// config of the same name (<Spec>_mutant_<Name>.cfg), in the parent.
+package killmatrix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit/internal/tlc"
+)
+
+// A Checker is one rung of the ladder run against the mutated code. Run
+// returns an error when it catches the mutant, ErrNotApplicable when it
+// cannot run in this build, and nil when the mutant survives it.
+type Checker struct {
+	Name string
+	Run  func(t *testing.T) error
+}
+
+// ErrNotApplicable marks a checker that cannot run in this build.
+var ErrNotApplicable = errors.New("not applicable in this build")
+
+// Config describes one component's matrix.
+type Config struct {
+	Component string                                        // "lfq"; names the log lines
+	CellTest  string                                        // the test that calls Cell, e.g. "TestKillMatrixCell"
+	Spec      string                                        // the TLA+ spec in TLADir, e.g. "Ring"
+	TLADir    string                                        // relative to the package directory
+	Mutations []string                                      // every seeded mutation
+	Set       func(name string) (restore func(), err error) // selects one ("none": the real code)
+	Checkers  []Checker
+	Timeout   time.Duration // per cell; default 40s; longer counts as hung
+}
+
+const (
+	cellEnv  = "SCHEDKIT_KILL_CELL" // "<mutation>/<checker>" in a child
+	minKills = 2
+)
+
+// Verdict is what one cell came to.
+type Verdict string
+
+// The verdicts. Killed, Crashed and Hung catch the mutant.
+const (
+	Killed   Verdict = "killed"
+	Crashed  Verdict = "crashed" // the harness panicked
+	Hung     Verdict = "hung"    // no end within the timeout
+	Survived Verdict = "survived"
+	NotRun   Verdict = "n/a"
+)
+
+// Caught reports whether the verdict catches the mutant.
+func (v Verdict) Caught() bool { return v == Killed || v == Crashed || v == Hung }
+
+// Cell is the body of the component's cell test: in a child it runs the one
+// cell it was started for; otherwise it skips.
+func Cell(t *testing.T, cfg Config) {
+	cell := os.Getenv(cellEnv)
+	if cell == "" {
+		t.Skip("runs only as a child of the kill matrix")
+	}
+	mutation, checker, _ := strings.Cut(cell, "/")
+	restore, err := cfg.Set(mutation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restore()
+	for _, c := range cfg.Checkers {
+		if c.Name != checker {
+			continue
+		}
+		switch err := c.Run(t); {
+		case errors.Is(err, ErrNotApplicable):
+			t.Skip("n/a: " + err.Error())
+		case err != nil:
+			t.Fatalf("caught: %v", err)
+		}
+		return
+	}
+	t.Fatalf("no checker %q", checker)
+}
+
+// Run is the component's TestKillMatrix: every mutation (and "none") against
+// TLC and every checker. It fails the test when a mutation is caught by
+// fewer than two checkers or the real code by any, and logs the matrix as
+// "<component> kill matrix: N mutants" followed by the table.
+func Run(t testing.TB, cfg Config) {
+	if os.Getenv(cellEnv) != "" {
+		t.Skip("a child runs only its cell")
+	}
+	columns := []string{"TLC"}
+	for _, c := range cfg.Checkers {
+		columns = append(columns, c.Name)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-20s", "mutation")
+	for _, c := range columns {
+		fmt.Fprintf(&b, " %-10s", c)
+	}
+	b.WriteString(" kills\n")
+	for _, mutation := range append([]string{"none"}, cfg.Mutations...) {
+		verdicts := map[string]Verdict{}
+		var notes []string
+		v, why := byTLC(t, cfg, mutation)
+		verdicts["TLC"] = v
+		if why != "" && v.Caught() {
+			notes = append(notes, "TLC: "+why)
+		}
+		for _, c := range cfg.Checkers {
+			v, why := runCell(t, cfg, mutation, c.Name)
+			verdicts[c.Name] = v
+			if why != "" {
+				notes = append(notes, c.Name+": "+why)
+			}
+		}
+		kills := 0
+		fmt.Fprintf(&b, "%-20s", mutation)
+		for _, c := range columns {
+			fmt.Fprintf(&b, " %-10s", verdicts[c])
+			if verdicts[c].Caught() {
+				kills++
+			}
+		}
+		fmt.Fprintf(&b, " %d\n", kills)
+		for _, n := range notes {
+			fmt.Fprintf(&b, "    %s\n", n)
+		}
+		switch {
+		case mutation == "none" && kills > 0:
+			t.Errorf("the real %s fails a checker: a false alarm (%v)", cfg.Component, verdicts)
+		case mutation != "none" && kills < minKills:
+			t.Errorf("mutation %s caught by %d checkers, want at least %d (%v)", mutation, kills, minKills, verdicts)
+		}
+	}
+	t.Logf("%s kill matrix: %d mutants\n%s", cfg.Component, len(cfg.Mutations), b.String())
+}
+
+func runCell(t testing.TB, cfg Config, mutation, checker string) (Verdict, string) {
+	timeout := cfg.Timeout
+	if timeout == 0 {
+		timeout = 40 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	args := []string{"-test.run=^" + cfg.CellTest + "$", "-test.count=1", "-test.v"}
+	if testing.Short() {
+		args = append(args, "-test.short")
+	}
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), cellEnv+"="+mutation+"/"+checker,
+		"SCHEDKIT_LINEARIZE_DIR="+t.TempDir(), "GOTRACEBACK=single")
+	out, err := cmd.CombinedOutput()
+	text := string(out)
+	switch {
+	case ctx.Err() != nil:
+		return Hung, fmt.Sprintf("no end within %v", timeout)
+	case strings.Contains(text, "--- SKIP: "+cfg.CellTest):
+		return NotRun, ""
+	case err == nil:
+		return Survived, ""
+	case strings.Contains(text, "caught: "):
+		_, why, _ := strings.Cut(text, "caught: ")
+		return Killed, firstLine(why)
+	case strings.Contains(text, "panic: "):
+		_, why, _ := strings.Cut(text, "panic: ")
+		return Crashed, firstLine(why)
+	}
+	return Killed, firstLine(text)
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if len(l) > 120 {
+		l = l[:120] + "…"
+	}
+	return l
+}
+
+// byTLC checks the spec's mutant of the same name (for "none", the spec
+// itself): a rejection catches the mutant.
+func byTLC(t testing.TB, cfg Config, mutation string) (Verdict, string) {
+	c, err := tlc.NewChecker(2)
+	if err != nil {
+		return NotRun, err.Error()
+	}
+	models, err := tlc.Models(filepath.FromSlash(cfg.TLADir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := cfg.Spec
+	if mutation != "none" {
+		want = cfg.Spec + "_mutant_" + mutation
+	}
+	for _, m := range models {
+		if m.Name != want {
+			continue
+		}
+		r := c.Run(context.Background(), m)
+		if r.Outcome.Rejects() {
+			return Killed, "violates " + r.Violated
+		}
+		if r.Outcome != tlc.OutcomeOK {
+			t.Fatalf("TLC could not check %s: %s", m.Name, r.String())
+		}
+		return Survived, ""
+	}
+	return NotRun, "no " + want + ".cfg"
+}
