@@ -2,7 +2,7 @@
 
 package lfq
 
-import "fmt"
+import mutations "github.com/schedkit/schedkit/internal/mutation"
 
 // mutant is the seeded fault every ring runs with. Set it only while no ring
 // is in use: it is read without synchronization on every operation.
@@ -14,12 +14,5 @@ func Mutations() []string { return append([]string(nil), mutationNames[1:]...) }
 // SetMutation makes every ring run with the named seeded fault ("none" for
 // the real algorithm) and returns a function that restores the previous one.
 func SetMutation(name string) (restore func(), err error) {
-	for m, n := range mutationNames {
-		if n == name {
-			old := mutant
-			mutant = mutation(m)
-			return func() { mutant = old }, nil
-		}
-	}
-	return nil, fmt.Errorf("lfq: no mutation named %q", name)
+	return mutations.Select("lfq", mutationNames[:], &mutant, name)
 }
