@@ -26,9 +26,11 @@ fmt_clean() {
 # Every package but proofs/tla, whose TLC run is the tlc step below.
 go_packages() { go list ./... | grep -v '/proofs/tla$'; }
 
-# The matrix prints as the test's log; -v shows it.
+# Every component with a kill matrix; it prints as the test's log (-v).
 kill_matrix() {
-	go test -tags schedcheck,schedmutant -short -count=1 -run '^TestKillMatrix$' -v ./lfq/ |
+	local pkgs
+	pkgs=$(grep -l 'killmatrix.Run' */killmatrix_test.go | xargs -n1 dirname | sed 's|^|./|')
+	go test -tags schedcheck,schedmutant -short -count=1 -run '^TestKillMatrix$' -v $pkgs |
 		grep -v -e '^=== RUN' -e '^=== CONT' -e '^=== PAUSE'
 }
 
@@ -49,7 +51,7 @@ step "gofmt" fmt_clean
 step "go vet" go vet ./...
 step "go vet -tags schedcheck,schedmutant" go vet -tags schedcheck,schedmutant ./...
 step "go test -race -short (unit, property, fuzz seeds, stress)" go test -race -short -count=1 $(go_packages)
-step "go test -tags schedcheck (interleaving explorer on the real code)" go test -tags schedcheck -short -count=1 ./internal/... ./lfq/...
+step "go test -tags schedcheck (interleaving explorer on the real code)" go test -tags schedcheck -short -count=1 $(go_packages)
 step "kill matrix: every seeded mutant caught by at least two checkers" kill_matrix
 step "bench module: vet and every benchmark once" bench_module
 step "TLC: every spec passes, every mutant is rejected" tlc

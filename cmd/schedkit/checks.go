@@ -3,39 +3,46 @@ package main
 import "regexp"
 
 // A goCheck names the rung of the ladder that a group of tests forms. A test
-// belongs to the first goCheck whose package and name pattern match it; a
-// test no goCheck claims is counted as its package's unit tests.
+// belongs to the first goCheck whose pass, package and name pattern match
+// it; a test no goCheck claims is counted as its package's unit tests.
+// Every component's tests follow the same names and log lines, so one
+// pattern serves them all.
 type goCheck struct {
-	tags      string // the build tags of the pass it belongs to
-	component string
-	check     string
-	pkg       string         // package path relative to the module
-	tests     *regexp.Regexp // top-level test names
-	count     *regexp.Regexp // what it explored, read from its log; nil counts tests or seeds
-	unit      string         // what count counts
+	tags  string         // the build tags of the pass it belongs to
+	pkg   string         // package path relative to the module; "*" is any component's
+	check string         // the rung
+	tests *regexp.Regexp // top-level test names
+	count *regexp.Regexp // what it explored, read from its log; nil counts tests or seeds
+	unit  string         // what count counts
 }
 
 var goChecks = []goCheck{
-	{"", "lfq", "property (rapid vs model)", "lfq", regexp.MustCompile(`^TestRingModel$`),
-		regexp.MustCompile(`lfq model: (\d+) checks passed`), "cases"},
-	{"", "lfq", "property catches broken ring", "lfq", regexp.MustCompile(`^TestRingModelCatches`), nil, "tests"},
-	{"", "lfq", "race stress, exactly once", "lfq", regexp.MustCompile(`^TestStressExactlyOnce$`),
-		regexp.MustCompile(`lfq stress: (\d+) items consumed exactly once`), "items"},
-	{"", "lfq", "stress checker catches loss", "lfq", regexp.MustCompile(`^TestStress.*Catches`), nil, "tests"},
-	{"", "lfq", "linearizability (porcupine)", "lfq", regexp.MustCompile(`^TestLinearizable$`),
-		regexp.MustCompile(`lfq linearizability: (\d+) histories`), "histories"},
-	{"", "lfq", "linearizability catches broken ring", "lfq", regexp.MustCompile(`^TestLinearizeCatches`), nil, "tests"},
-	{"schedcheck", "explore", "finds seeded bugs, replays them", "internal/explore", regexp.MustCompile(`^Test`),
+	{"", "*", "property (rapid vs model)", regexp.MustCompile(`^Test\w*Model$`),
+		regexp.MustCompile(`\w+ model: (\d+) checks passed`), "cases"},
+	{"", "*", "property catches broken variant", regexp.MustCompile(`^Test\w*ModelCatches`), nil, "tests"},
+	{"", "*", "race stress, exactly once", regexp.MustCompile(`^TestStressExactlyOnce$`),
+		regexp.MustCompile(`\w+ stress: (\d+) items consumed exactly once`), "items"},
+	{"", "*", "stress checker catches loss", regexp.MustCompile(`^TestStress\w*Catches`), nil, "tests"},
+	{"", "*", "linearizability (porcupine)", regexp.MustCompile(`^TestLinearizable$`),
+		regexp.MustCompile(`\w+ linearizability: (\d+) histories`), "histories"},
+	{"", "*", "linearizability catches broken variant", regexp.MustCompile(`^TestLinearizeCatches`), nil, "tests"},
+	{"", "fuzz", "fuzz seeds vs model", regexp.MustCompile(`^Fuzz\w+$`), nil, "seeds"},
+	{"", "fuzz", "fuzz oracle catches broken variant", regexp.MustCompile(`^TestFuzz\w+Catches`), nil, "tests"},
+	{"schedcheck", "internal/explore", "finds seeded bugs, replays them", regexp.MustCompile(`^Test`),
 		regexp.MustCompile(`explore \S+: (\d+) executions`), "executions"},
-	{"schedcheck,schedmutant", "lfq", "interleavings (explorer, bound 2)", "lfq", regexp.MustCompile(`^TestExploreRing$`),
+	{"schedcheck,schedmutant", "*", "interleavings (explorer, bound 2)", regexp.MustCompile(`^TestExplore\w*$`),
 		regexp.MustCompile(`explore \S+: (\d+) executions`), "executions"},
-	{"schedcheck,schedmutant", "lfq", "seeded mutants killed by >= 2 checkers", "lfq", regexp.MustCompile(`^TestKillMatrix$`),
-		regexp.MustCompile(`lfq kill matrix: (\d+) mutants`), "mutants"},
-	{"", "lfq", "fuzz seeds vs model", "fuzz", regexp.MustCompile(`^FuzzRing$`), nil, "seeds"},
-	{"", "lfq", "fuzz oracle catches broken ring", "fuzz", regexp.MustCompile(`^TestFuzzRingCatches`), nil, "tests"},
+	{"schedcheck,schedmutant", "*", "seeded mutants killed by >= 2 checkers", regexp.MustCompile(`^TestKillMatrix$`),
+		regexp.MustCompile(`\w+ kill matrix: (\d+) mutants`), "mutants"},
 }
 
-// components names the component whose unit tests a package holds.
+// componentPkgs are the components, each a top-level package.
+var componentPkgs = []string{"lfq", "runnext", "globalq"}
+
+// fuzzTargets names the component each fuzz target (Fuzz<Name>, and its
+// TestFuzz<Name>Catches...) exercises.
+var fuzzTargets = map[string]string{"Ring": "lfq", "Runnext": "runnext", "GlobalQ": "globalq"}
+
 // A goPass is one `go test` run of verify.
 type goPass struct {
 	tags string
@@ -45,25 +52,28 @@ type goPass struct {
 }
 
 // goPasses: the normal build under the race detector (proofs/tla is left
-// out: verify runs TLC itself), then the explorer and the kill matrix, which
-// need the schedcheck and schedmutant builds.
+// out: verify runs TLC itself), then the explorer and the kill matrices,
+// which need the schedcheck and schedmutant builds. Packages are patterns,
+// so a component that does not exist yet matches nothing.
 var goPasses = []goPass{
-	{race: true, pkgs: []string{"./internal/...", "./lfq/...", "./fuzz/...", "./cmd/..."}},
-	{tags: "schedcheck", pkgs: []string{"./internal/explore/"}},
-	{tags: "schedcheck,schedmutant", run: "^(TestExploreRing|TestKillMatrix)$", pkgs: []string{"./lfq/"}},
+	{race: true, pkgs: []string{"./internal/...", "./fuzz/...", "./cmd/...", "./lfq/...", "./runnext/...", "./globalq/..."}},
+	{tags: "schedcheck", pkgs: []string{"./internal/explore/..."}},
+	{tags: "schedcheck,schedmutant", run: `^(TestExplore\w*|TestKillMatrix)$`, pkgs: []string{"./lfq/...", "./runnext/...", "./globalq/..."}},
 }
 
+// components names the component whose unit tests a package holds.
 var components = map[string]string{
-	"internal/atomicx":   "atomicx",
-	"internal/explore":   "explore",
-	"internal/linearize": "linearize",
-	"internal/tlc":       "tlc runner",
-	"fuzz":               "fuzz decoder",
-	"lfq":                "lfq",
-	"cmd/schedkit":       "schedkit verify",
+	"internal/atomicx":    "atomicx",
+	"internal/explore":    "explore",
+	"internal/linearize":  "linearize",
+	"internal/tlc":        "tlc runner",
+	"internal/killmatrix": "killmatrix",
+	"internal/mutation":   "mutation",
+	"fuzz":                "fuzz decoder",
+	"cmd/schedkit":        "schedkit verify",
 }
 
 // componentOrder is the order of the table: the tools first, then the
 // components as they are built up.
-var componentOrder = []string{"all", "atomicx", "explore", "linearize", "tlc runner", "fuzz decoder",
-	"schedkit verify", "lfq"}
+var componentOrder = []string{"all", "atomicx", "explore", "linearize", "tlc runner", "killmatrix", "mutation",
+	"fuzz decoder", "schedkit verify", "lfq", "runnext", "globalq"}

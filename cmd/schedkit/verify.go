@@ -25,6 +25,12 @@ type row struct {
 
 func (r row) failed() bool { return r.result == "FAIL" }
 
+// matrix is a component's kill matrix, as its test logged it.
+type matrix struct {
+	component string
+	lines     []string
+}
+
 func runVerify(args []string) int {
 	fs := flag.NewFlagSet("verify", flag.ExitOnError)
 	long := fs.Bool("long", false, "run the stress tests in their long mode (a million items each)")
@@ -49,7 +55,7 @@ func runVerify(args []string) int {
 	rows = append(rows, vet)
 
 	var failures []*testResult
-	var matrix []string
+	var matrices []matrix
 	for _, p := range goPasses {
 		args := []string{"test", "-json", "-count=1"}
 		if p.race && *race {
@@ -74,8 +80,10 @@ func runVerify(args []string) int {
 		rows = append(rows, passRows...)
 		failures = append(failures, passFailures...)
 		for _, t := range tests {
-			if b := logBlock(t.Output, "lfq kill matrix:"); len(b) > 0 {
-				matrix = b
+			for _, comp := range componentPkgs {
+				if b := logBlock(t.Output, comp+" kill matrix:"); len(b) > 0 {
+					matrices = append(matrices, matrix{comp, b})
+				}
 			}
 		}
 	}
@@ -86,11 +94,13 @@ func runVerify(args []string) int {
 
 	slices.SortStableFunc(rows, func(a, b row) int { return rank(a.component) - rank(b.component) })
 	printTable(os.Stdout, rows)
-	if len(matrix) > 0 {
-		fmt.Println("\nlfq kill matrix (a mutant is caught when killed, crashed or hung):")
-		for _, l := range matrix {
+	for _, m := range matrices {
+		fmt.Printf("\n%s kill matrix (a mutant is caught when killed, crashed or hung):\n", m.component)
+		for _, l := range m.lines {
 			fmt.Println("  " + l)
 		}
+	}
+	if len(matrices) > 0 {
 		fmt.Println()
 	}
 	failed := 0
@@ -127,6 +137,9 @@ func testRows(tests []*testResult, tags string) ([]row, []*testResult) {
 			pkg = "."
 		}
 		comp, check, unit, count := components[pkg], "unit", "tests", ""
+		if slices.Contains(componentPkgs, pkg) {
+			comp = pkg
+		}
 		if comp == "" {
 			comp = pkg
 		}
@@ -134,15 +147,20 @@ func testRows(tests []*testResult, tags string) ([]row, []*testResult) {
 			check = "unit (-tags " + tags + ")"
 		}
 		for _, c := range goChecks {
-			if c.tags == tags && c.pkg == pkg && c.tests.MatchString(t.Test) {
-				comp, check, unit = c.component, c.check, c.unit
-				if c.count != nil {
-					count = findCount(t.Output, c.count)
-				} else if c.unit == "seeds" {
-					count = strconv.Itoa(t.Passes)
-				}
-				break
+			if c.tags != tags || !c.tests.MatchString(t.Test) ||
+				!(c.pkg == pkg || c.pkg == "*" && slices.Contains(componentPkgs, pkg)) {
+				continue
 			}
+			check, unit = c.check, c.unit
+			if pkg == "fuzz" {
+				comp = fuzzComponent(t.Test)
+			}
+			if c.count != nil {
+				count = findCount(t.Output, c.count)
+			} else if c.unit == "seeds" {
+				count = strconv.Itoa(t.Passes)
+			}
+			break
 		}
 		key := comp + "\x00" + check
 		a := accs[key]
@@ -180,6 +198,18 @@ func testRows(tests []*testResult, tags string) ([]row, []*testResult) {
 		rows = append(rows, a.row)
 	}
 	return rows, failures
+}
+
+// fuzzComponent names the component a fuzz target or its checker test
+// exercises: FuzzRing and TestFuzzRingCatches... are lfq's.
+func fuzzComponent(test string) string {
+	name := strings.TrimPrefix(strings.TrimPrefix(test, "Test"), "Fuzz")
+	for target, comp := range fuzzTargets {
+		if name == target || strings.HasPrefix(name, target+"Catches") {
+			return comp
+		}
+	}
+	return "fuzz decoder"
 }
 
 // rank orders components as componentOrder does, unknown ones last.

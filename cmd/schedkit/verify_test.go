@@ -89,3 +89,23 @@ func TestLogBlockTakesTheIndentedLinesAfterTheMarker(t *testing.T) {
 	assert.Equal(t, []string{"mutation   TLC", "none       survived"}, logBlock(out, "lfq kill matrix:"))
 	assert.Empty(t, logBlock(out, "no such marker"))
 }
+
+func TestEveryComponentSharesTheRungs(t *testing.T) {
+	const events = `{"Action":"run","Package":"github.com/schedkit/schedkit/runnext","Test":"TestRunnextModel"}
+{"Action":"output","Package":"github.com/schedkit/schedkit/runnext","Test":"TestRunnextModel","Output":"    m.go:1: runnext model: 100 checks passed\n"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/runnext","Test":"TestRunnextModel"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/fuzz","Test":"TestFuzzGlobalQCatchesBrokenQueue"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/fuzz","Test":"TestFuzzGlobalQCatchesBrokenQueue"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/internal/atomicx","Test":"TestModelless"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/internal/atomicx","Test":"TestModelless"}
+`
+	tests, _, err := parseTestJSON(strings.NewReader(events))
+	require.NoError(t, err)
+	rows, failures := testRows(tests, "")
+	assert.Empty(t, failures)
+	m := rowsByCheck(rows)
+	assert.Equal(t, row{"runnext", "property (rapid vs model)", "pass", "100 cases"}, m["runnext/property (rapid vs model)"])
+	assert.Equal(t, "1 test", m["globalq/fuzz oracle catches broken variant"].explored)
+	assert.Equal(t, "1 test", m["atomicx/unit"].explored, "component rungs apply to component packages only")
+	assert.Equal(t, "fuzz decoder", fuzzComponent("TestReaderIntn"))
+}
