@@ -1,0 +1,78 @@
+// Package globalq is the scheduler-wide run queue: the runtime's sched.runq
+// with sched.lock, where Ps put the overflow of their rings and from which
+// idle Ps take batches.
+//
+// A Queue is an unbounded FIFO of *T under one lock (an atomicx.Mutex, a
+// scheduling point of the explorer under -tags schedcheck) with a length
+// cell that any goroutine reads without the lock. Each exported operation
+// mirrors a function of the runtime's proc.go and an action of
+// proofs/tla/GlobalQ.tla of the same name:
+//
+//	Queue.Put       globrunqput                   Put       append one item at the tail
+//	Queue.PutBatch  globrunqputbatch              PutBatch  append a batch (lfq's overflow, runqputslow) in one lock
+//	Queue.Get       globrunqget                   Get       take the oldest item (the fairness check below)
+//	Queue.GetBatch  globrunqgetbatch              GetBatch  take min(requested, len, len/procs+1) of the oldest:
+//	                                                        the first to run, the rest for the P's ring
+//	Queue.Len       sched.runq.size               (glen)    read the length cell, no lock
+//	Queue.Empty     sched.runq.empty()            (glen)    the same, compared with 0 (Get's and GetBatch's fast path)
+//	FairnessTick    findRunnable's schedtick%61   -         every FairnessPeriod-th tick a P calls Get first
+//
+// In GlobalQ.tla each of Put, PutBatch, Get and GetBatch is the disjunction
+// of its steps (a lock step that also does the work, the store of the
+// length, the unlock); Len and Empty are reads of the variable glen, and
+// Get's and GetBatch's lock-free empty check are steps of their own
+// (GetCheck, GetBatchCheck). proofs/tla/README.md has the table of steps.
+// The runtime's globrunqputhead (used only when a P is destroyed) has no
+// counterpart: schedkit's executor never destroys a P.
+//
+// # Invariants
+//
+//   - The items, their order and the storage are touched only while the lock
+//     is held; items leave in the order they came in (FIFO), and a batch is a
+//     run of the oldest items whose first one is the one to run.
+//   - The length cell is written only while the lock is held, after the
+//     critical section's change, so whenever the lock is free it equals the
+//     number of items, and each change is published by one store. A Len,
+//     Empty or fast-path read (one atomic load) therefore sees the length
+//     after some prefix of the critical sections: each operation takes
+//     effect at its store of the cell, in lock order, so Len is
+//     linearizable with the rest (a Get that returns nil on the fast path
+//     takes effect at its load).
+//   - A batch holds n = min(requested, len, len/procs + 1) items, len being
+//     the length under the lock; so 1 <= n <= requested, and the first P to
+//     ask leaves at least len - len/procs - 1 for the others.
+//   - Every item put is taken exactly once (no loss, no duplicate); a slot is
+//     cleared when its item is taken, so the queue never keeps a taken item
+//     reachable.
+//
+// # Memory
+//
+// Storage is a linked list of fixed chunks of ChunkLen (254) pointers, 2 KiB
+// each on 64-bit with the allocator's header: 8.07 bytes per queued item at
+// a million items, one 2 KiB chunk for a queue of a few. A chunk is
+// allocated only when the tail chunk is full and the cache of empty chunks
+// is empty; a chunk emptied by a Get goes back to that cache, which holds at
+// most CachedChunks (4), the rest going to the garbage collector. So a queue
+// that has drained holds at most CachedChunks chunks however long it was,
+// and a queue that stays within 763 items (3*ChunkLen+1, never more than
+// CachedChunks chunks at once) allocates nothing once it has reached its
+// peak (GetBatch's rest aside, which grows only when the caller's slice has
+// too little capacity). The tests measure both (TestPutGetDoNotAllocate,
+// TestBatchesDoNotAllocate, TestMemoryReturnedAfterDrain, TestBytesPerItem).
+//
+// A zero Queue is empty and ready to use. Nil items and a non-positive
+// requested count or procs are misuse on a hot path and panic with a message
+// that names the call.
+//
+// # Where each rung of the ladder lives
+//
+//	unit tests             queue_test.go
+//	state machine (rapid)  model_test.go           TestGlobalQModel
+//	fuzz target            ../fuzz/globalq_fuzz_test.go  FuzzGlobalQ
+//	race stress            stress_test.go          TestStressExactlyOnce
+//	explorer               explore_test.go         TestExploreGlobalQ (-tags schedcheck)
+//	linearizability        linearize_test.go       TestLinearizable
+//	TLA+                   ../proofs/tla/GlobalQ.tla
+//	seeded mutants         mutation.go, killmatrix_test.go (-tags schedcheck,schedmutant)
+//	benchmark              ../bench/globalq_test.go
+package globalq

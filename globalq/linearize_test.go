@@ -1,0 +1,442 @@
+package globalq_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/stretchr/testify/require"
+
+	"github.com/schedkit/schedkit/globalq"
+	"github.com/schedkit/schedkit/internal/linearize"
+)
+
+// Bar item 6: histories of one queue, driven by a few goroutines that all
+// put, take and read its length, checked by porcupine against the
+// sequential spec below. The lock-free Len and Empty are operations of the
+// history like the others, so they must be linearizable too.
+//
+// Every identifier of this file but the tests starts with lin.
+
+// linKind names an operation of the queue.
+type linKind uint8
+
+const (
+	linPut linKind = iota
+	linPutBatch
+	linGet
+	linGetBatch
+	linLen
+	linEmpty
+)
+
+// linInput is an operation's input: the item Put appends or the batch
+// PutBatch appends (as ids), GetBatch's requested count and procs.
+type linInput struct {
+	kind             linKind
+	items            []int
+	requested, procs int
+}
+
+// linOutput is an operation's output. Get: items holds the item, or is nil
+// when it returned nil. GetBatch: items holds the item to run and then the
+// rest, nil when it returned nil. Len: n. Empty: n is 1 for true.
+type linOutput struct {
+	items []int
+	n     int
+}
+
+// linStep is the sequential spec: the state is the queue's items, oldest
+// first (never written once made, so states can share arrays). Each
+// operation takes effect at one instant of its call:
+//
+//   - Put(x) appends x; PutBatch(xs) appends xs in order.
+//   - Get() removes and returns the oldest item, nil if there is none.
+//   - GetBatch(r, p) removes the n = min(r, len, len/p + 1) oldest items and
+//     returns them oldest first (the first is the one to run); nil if empty.
+//   - Len() returns the length; Empty() whether it is 0.
+func linStep(state, input, output any) (bool, any) {
+	q, in, out := state.([]int), input.(linInput), output.(linOutput)
+	switch in.kind {
+	case linPut, linPutBatch:
+		return true, append(q[:len(q):len(q)], in.items...)
+	case linGet:
+		if len(q) == 0 {
+			return out.items == nil, q
+		}
+		return len(out.items) == 1 && out.items[0] == q[0], q[1:]
+	case linGetBatch:
+		if len(q) == 0 {
+			return out.items == nil, q
+		}
+		n := min(in.requested, len(q), len(q)/in.procs+1)
+		return slices.Equal(out.items, q[:n]), q[n:]
+	case linLen:
+		return out.n == len(q), q
+	case linEmpty:
+		return (out.n == 1) == (len(q) == 0), q
+	}
+	panic(fmt.Sprintf("linStep: unknown operation %d", in.kind))
+}
+
+// linModel is the porcupine model of a queue that starts holding init.
+func linModel(init []int) porcupine.Model {
+	return porcupine.Model{
+		Init:  func() any { return init },
+		Step:  linStep,
+		Equal: func(a, b any) bool { return slices.Equal(a.([]int), b.([]int)) },
+		Hash: func(state any) uint64 {
+			h := fnv.New64a()
+			var b []byte
+			for _, v := range state.([]int) {
+				b = binary.LittleEndian.AppendUint64(b, uint64(v))
+			}
+			h.Write(b)
+			return h.Sum64()
+		},
+		DescribeOperation: func(input, output any) string {
+			in, out := input.(linInput), output.(linOutput)
+			switch in.kind {
+			case linPut:
+				return fmt.Sprintf("Put(%d)", in.items[0])
+			case linPutBatch:
+				return fmt.Sprintf("PutBatch(%s)", describeIDs(in.items))
+			case linGet:
+				return fmt.Sprintf("Get() -> %s", describeIDs(out.items))
+			case linGetBatch:
+				return fmt.Sprintf("GetBatch(%d, %d) -> %s", in.requested, in.procs, describeIDs(out.items))
+			case linLen:
+				return fmt.Sprintf("Len() -> %d", out.n)
+			}
+			return fmt.Sprintf("Empty() -> %v", out.n == 1)
+		},
+		DescribeState: func(state any) string {
+			q := state.([]int)
+			return fmt.Sprintf("len %d %s", len(q), describeIDs(q))
+		},
+	}
+}
+
+// linIDs maps items to their ids; nil for none.
+func linIDs(ps []*int) []int {
+	if len(ps) == 0 {
+		return nil
+	}
+	ids := make([]int, len(ps))
+	for i, p := range ps {
+		ids[i] = *p
+	}
+	return ids
+}
+
+// linLenOutsideLock is a broken queue for the linearizability check: it
+// keeps its own length counter and updates it after each operation has
+// released the queue's lock (and a yield), so a Len read between the two
+// is stale. Correct in every sequential run.
+type linLenOutsideLock struct {
+	realQueue
+	n *atomic.Int64
+}
+
+func newLinLenOutsideLock() queueUnderTest {
+	return linLenOutsideLock{realQueue{new(globalq.Queue[int])}, new(atomic.Int64)}
+}
+
+func (w linLenOutsideLock) Put(t *int) {
+	w.q.Put(t)
+	runtime.Gosched()
+	w.n.Add(1)
+}
+
+func (w linLenOutsideLock) PutBatch(ts []*int) {
+	w.q.PutBatch(ts)
+	runtime.Gosched()
+	w.n.Add(int64(len(ts)))
+}
+
+func (w linLenOutsideLock) Get() *int {
+	p := w.q.Get()
+	if p != nil {
+		runtime.Gosched()
+		w.n.Add(-1)
+	}
+	return p
+}
+
+func (w linLenOutsideLock) GetBatch(requested, procs int, rest []*int) (*int, []*int) {
+	n := len(rest)
+	run, rest := w.q.GetBatch(requested, procs, rest)
+	if run != nil {
+		runtime.Gosched()
+		w.n.Add(-int64(1 + len(rest) - n))
+	}
+	return run, rest
+}
+
+func (w linLenOutsideLock) Len() int    { return int(w.n.Load()) }
+func (w linLenOutsideLock) Empty() bool { return w.n.Load() == 0 }
+
+// linConfig describes a series of recorded histories.
+type linConfig struct {
+	histories int
+	ops       int // per client and history
+	clients   int
+	seed      uint64
+	newQueue  func() queueUnderTest
+	timeout   time.Duration // porcupine's limit per history
+}
+
+// linStats adds up what the histories exercised.
+type linStats struct {
+	histories, ops, concurrent             int
+	puts, putBatches, gets, emptyGets      int
+	getBatches, emptyBatches, multiBatches int
+	lens, empties, nonZeroLens             int
+	check                                  time.Duration
+}
+
+// runLinHistory records one history of cfg (number h) and checks it.
+//
+// The queue starts with 0 to 40 items (not recorded; the model's initial
+// state). Every client mixes Put, PutBatch (1 to 6 items), Get, GetBatch
+// (requested 1 to 6 or 128, procs 1 to 4), Len and Empty, with its own ids.
+// Small batches keep porcupine's search short; the chunk boundaries are the
+// model test's business.
+func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
+	rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8))
+	w := cfg.newQueue()
+	nPre := rng.IntN(41)
+	var pre []int
+	for i := range nPre {
+		p := new(int)
+		*p = -1 - i
+		pre = append(pre, *p)
+		w.Put(p)
+	}
+
+	rec := linearize.New(name)
+	var ready atomic.Int32
+	begin := func() { // a spinning barrier: unless the goroutines start together, histories come out sequential
+		for ready.Add(1); ready.Load() < int32(cfg.clients); {
+			runtime.Gosched()
+		}
+	}
+	var wg sync.WaitGroup
+	for k := range cfg.clients {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8|uint64(k+1)))
+			c := rec.Client(k)
+			next := k * 1_000_000
+			newItems := func(n int) []*int {
+				ps := make([]*int, n)
+				for i := range ps {
+					ps[i] = new(int)
+					*ps[i] = next
+					next++
+				}
+				return ps
+			}
+			buf := make([]*int, 0, 128)
+			begin()
+			for range cfg.ops {
+				if rng.IntN(8) == 0 {
+					runtime.Gosched()
+				}
+				switch r := rng.IntN(100); {
+				case r < 25:
+					p := newItems(1)[0]
+					c.Begin(linInput{kind: linPut, items: []int{*p}})
+					w.Put(p)
+					c.End(linOutput{})
+				case r < 40:
+					ps := newItems(1 + rng.IntN(6))
+					c.Begin(linInput{kind: linPutBatch, items: linIDs(ps)})
+					w.PutBatch(ps)
+					c.End(linOutput{})
+				case r < 60:
+					c.Begin(linInput{kind: linGet})
+					p := w.Get()
+					c.EndFunc(func() any {
+						if p == nil {
+							return linOutput{}
+						}
+						return linOutput{items: []int{*p}}
+					})
+				case r < 80:
+					requested := 1 + rng.IntN(6)
+					if rng.IntN(4) == 0 {
+						requested = 128
+					}
+					procs := 1 + rng.IntN(4)
+					c.Begin(linInput{kind: linGetBatch, requested: requested, procs: procs})
+					var run *int
+					run, buf = w.GetBatch(requested, procs, buf[:0])
+					c.EndFunc(func() any {
+						if run == nil {
+							return linOutput{}
+						}
+						return linOutput{items: append([]int{*run}, linIDs(buf)...)}
+					})
+				case r < 90:
+					c.Begin(linInput{kind: linLen})
+					n := w.Len()
+					c.End(linOutput{n: n})
+				default:
+					c.Begin(linInput{kind: linEmpty})
+					e := w.Empty()
+					c.End(linOutput{n: btoi(e)})
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	res, err := rec.Check(linModel(pre), cfg.timeout)
+	st.histories++
+	st.ops += res.Operations
+	st.concurrent += res.Concurrent
+	st.check += res.Elapsed
+	ops, _ := rec.Operations()
+	for _, op := range ops {
+		in, out := op.Input.(linInput), op.Output.(linOutput)
+		switch in.kind {
+		case linPut:
+			st.puts++
+		case linPutBatch:
+			st.putBatches++
+		case linGet:
+			st.gets++
+			if out.items == nil {
+				st.emptyGets++
+			}
+		case linGetBatch:
+			st.getBatches++
+			switch {
+			case out.items == nil:
+				st.emptyBatches++
+			case len(out.items) > 1:
+				st.multiBatches++
+			}
+		case linLen:
+			st.lens++
+			if out.n > 0 {
+				st.nonZeroLens++
+			}
+		case linEmpty:
+			st.empties++
+		}
+	}
+	return res, err
+}
+
+func linDefaultConfig() linConfig {
+	cfg := linConfig{
+		histories: 2000,
+		ops:       60,
+		clients:   3,
+		seed:      rand.Uint64(),
+		newQueue:  newRealQueue,
+		timeout:   30 * time.Second,
+	}
+	if testing.Short() {
+		cfg.histories = 200
+	}
+	return cfg
+}
+
+// TestLinearizable checks many short histories of three goroutines on one
+// queue: every one must be linearizable with respect to linStep. A timeout
+// is a failure of its own kind, not a pass.
+func TestLinearizable(t *testing.T) {
+	cfg := linDefaultConfig()
+	t.Logf("seed %d", cfg.seed)
+	var st linStats
+	start := time.Now()
+	for h := range cfg.histories {
+		_, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
+		if errors.Is(err, linearize.ErrTimeout) {
+			t.Fatalf("history %d (seed %d): porcupine timed out: neither linearizable nor refuted: %v", h, cfg.seed, err)
+		}
+		if err != nil {
+			t.Fatalf("history %d (seed %d): %v", h, cfg.seed, err)
+		}
+	}
+	t.Logf("coverage: %d of %d operations overlapped another goroutine's; %d Puts, %d PutBatches, %d Gets (%d empty), "+
+		"%d GetBatches (%d empty, %d of 2 or more), %d Lens (%d non-zero), %d Empties",
+		st.concurrent, st.ops, st.puts, st.putBatches, st.gets, st.emptyGets, st.getBatches, st.emptyBatches,
+		st.multiBatches, st.lens, st.nonZeroLens, st.empties)
+	require.Positive(t, st.multiBatches, "no GetBatch took two or more")
+	require.Positive(t, st.emptyGets+st.emptyBatches, "no take found the queue empty")
+	require.Positive(t, st.nonZeroLens, "no Len saw items")
+	t.Logf("porcupine: %v checking, %v in all", st.check.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	t.Logf("globalq linearizability: %d histories, %d operations, all linearizable", st.histories, st.ops)
+}
+
+// TestLinearizeCatchesBrokenQueue proves the check can fail: the same
+// harness, run on broken queues, must produce an Illegal history and its
+// visualization.
+//
+// The stale length counter is wrong only when a Len lands between an
+// operation and its late update, so it needs operations that really
+// overlap: histories run until one is caught, and the test fails only if
+// linCatchConcurrent operations overlapped without a catch. Where the
+// machine gives too little parallelism for that it skips and says so.
+func TestLinearizeCatchesBrokenQueue(t *testing.T) {
+	const linCatchConcurrent = 20_000
+	cases := []struct {
+		name            string
+		newQueue        func() queueUnderTest
+		concurrencyOnly bool
+	}{
+		{"GetBatch runs the newest item", newGetBatchRunsNewest, false},
+		{"GetBatch takes one more than its share", newBatchTakesOneMore, false},
+		{"Len counted outside the lock", newLinLenOutsideLock, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.concurrencyOnly && runtime.GOMAXPROCS(0) < 2 {
+				t.Skip("GOMAXPROCS is 1: no operations overlap, so a bug that needs an overlap cannot show")
+			}
+			cfg := linDefaultConfig()
+			cfg.newQueue = tc.newQueue
+			var st linStats
+			start := time.Now()
+			for h := 0; ; h++ {
+				res, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
+				if err != nil {
+					if res.File != "" {
+						t.Cleanup(func() { os.Remove(res.File) })
+					}
+					require.ErrorIs(t, err, linearize.ErrNotLinearizable, "a timeout is not a catch")
+					require.Equal(t, porcupine.Illegal, res.Outcome)
+					require.FileExists(t, res.File)
+					require.Contains(t, err.Error(), res.File)
+					t.Logf("caught in history %d of seed %d, after %d operations (%d overlapping); this one: %d operations, %d overlapping: %v",
+						h, cfg.seed, st.ops, st.concurrent, res.Operations, res.Concurrent, err)
+					return
+				}
+				switch {
+				case !tc.concurrencyOnly && h >= 20:
+					t.Fatalf("%d histories (%d operations) of a queue broken even sequentially were all linearizable (seed %d)",
+						st.histories, st.ops, cfg.seed)
+				case st.concurrent >= linCatchConcurrent:
+					t.Fatalf("%d histories (%d operations, %d overlapping) of a broken queue were all linearizable (seed %d)",
+						st.histories, st.ops, st.concurrent, cfg.seed)
+				case h >= 2000 || time.Since(start) > 8*time.Second:
+					t.Skipf("not caught, but only %d of %d operations in %d histories overlapped: too little parallelism here to expose a race-only bug",
+						st.concurrent, st.ops, st.histories)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,35 @@
+package globalq
+
+// A mutation is a seeded fault in the queue, for proving that the checkers
+// catch real bugs (DESIGN.md, bar item 8). In a normal build the current
+// mutation is the constant noMutation and every faulty branch compiles away;
+// under the build tag schedmutant a test selects one with SetMutation.
+type mutation uint8
+
+const (
+	noMutation mutation = iota
+	// BatchSizeOffByOne: GetBatch caps a batch at len/procs + 2 instead of
+	// len/procs + 1, so one P takes more than its share.
+	batchSizeOffByOne
+	// LenNotUnderLock: every change of the length cell is stored after the
+	// unlock, not before, so a store from an older critical section can land
+	// after a newer one and a lock-free Len or Empty reads a wrong length.
+	lenNotUnderLock
+	// PutBatchDropsLast: PutBatch leaves out the last item of the batch (for
+	// an lfq overflow batch, the new item) although the caller handed it over.
+	putBatchDropsLast
+	// GetBatchOutOfOrder: GetBatch runs the newest item of the batch it takes
+	// and passes the older ones on, as lfq's StealHalf does, so FIFO breaks
+	// across a batch.
+	getBatchOutOfOrder
+)
+
+// mutationNames are the names tests, the kill matrix and the TLA+ mutant
+// configs (GlobalQ_mutant_<Name>.cfg) share.
+var mutationNames = [...]string{
+	noMutation:         "none",
+	batchSizeOffByOne:  "BatchSizeOffByOne",
+	lenNotUnderLock:    "LenNotUnderLock",
+	putBatchDropsLast:  "PutBatchDropsLast",
+	getBatchOutOfOrder: "GetBatchOutOfOrder",
+}
