@@ -3,9 +3,7 @@
 package lfq_test
 
 import (
-	"fmt"
-	"os"
-
+	"github.com/schedkit/schedkit/internal/mutation"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -13,11 +11,4 @@ import (
 // to watch a checker catch it, e.g.:
 //
 //	SCHEDKIT_MUTATION=GetNoRetry go test -tags schedcheck,schedmutant -run TestExploreRing ./lfq/
-func init() {
-	if name := os.Getenv("SCHEDKIT_MUTATION"); name != "" {
-		if _, err := lfq.SetMutation(name); err != nil {
-			fmt.Fprintln(os.Stderr, err, "; have:", lfq.Mutations())
-			os.Exit(2)
-		}
-	}
-}
+func init() { mutation.FromEnv(lfq.SetMutation) }
