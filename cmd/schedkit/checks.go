@@ -37,11 +37,12 @@ var goChecks = []goCheck{
 }
 
 // componentPkgs are the components, each a top-level package.
-var componentPkgs = []string{"lfq", "runnext", "globalq"}
+var componentPkgs = []string{"lfq", "runnext", "globalq", "stealing", "spinning"}
 
 // fuzzTargets names the component each fuzz target (Fuzz<Name>, and its
 // TestFuzz<Name>Catches...) exercises.
-var fuzzTargets = map[string]string{"Ring": "lfq", "Runnext": "runnext", "GlobalQ": "globalq"}
+var fuzzTargets = map[string]string{"Ring": "lfq", "Runnext": "runnext", "GlobalQ": "globalq",
+	"Stealing": "stealing", "Spinning": "spinning"}
 
 // A goPass is one `go test` run of verify.
 type goPass struct {
@@ -56,9 +57,11 @@ type goPass struct {
 // which need the schedcheck and schedmutant builds. Packages are patterns,
 // so a component that does not exist yet matches nothing.
 var goPasses = []goPass{
-	{race: true, pkgs: []string{"./internal/...", "./fuzz/...", "./cmd/...", "./lfq/...", "./runnext/...", "./globalq/..."}},
+	{race: true, pkgs: []string{"./internal/...", "./fuzz/...", "./cmd/...", "./lfq/...", "./runnext/...", "./globalq/...",
+		"./stealing/...", "./spinning/..."}},
 	{tags: "schedcheck", pkgs: []string{"./internal/explore/..."}},
-	{tags: "schedcheck,schedmutant", run: `^(TestExplore\w*|TestKillMatrix)$`, pkgs: []string{"./lfq/...", "./runnext/...", "./globalq/..."}},
+	{tags: "schedcheck,schedmutant", run: `^(TestExplore\w*|TestKillMatrix)$`, pkgs: []string{"./lfq/...", "./runnext/...", "./globalq/...",
+		"./stealing/...", "./spinning/..."}},
 }
 
 // components names the component whose unit tests a package holds.
@@ -76,4 +79,4 @@ var components = map[string]string{
 // componentOrder is the order of the table: the tools first, then the
 // components as they are built up.
 var componentOrder = []string{"all", "atomicx", "explore", "linearize", "tlc runner", "killmatrix", "mutation",
-	"fuzz decoder", "schedkit verify", "lfq", "runnext", "globalq"}
+	"fuzz decoder", "schedkit verify", "lfq", "runnext", "globalq", "stealing", "spinning"}

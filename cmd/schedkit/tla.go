@@ -17,7 +17,8 @@ import (
 const tlaDir = "proofs/tla"
 
 // tlaComponents names the component each spec models.
-var tlaComponents = map[string]string{"Ring": "lfq", "Runnext": "runnext", "GlobalQ": "globalq"}
+var tlaComponents = map[string]string{"Ring": "lfq", "Runnext": "runnext", "GlobalQ": "globalq",
+	"Steal": "stealing", "Spinning": "spinning"}
 
 // tlaRows runs TLC on every spec and mutant config and makes one row each.
 // Without a jar or java it makes one skipped row that says how to get them.

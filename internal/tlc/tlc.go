@@ -205,6 +205,38 @@ func Parse(out string) Stats {
 	return s
 }
 
+// cfgKeywords are the section keywords of a TLC config, which end a list
+// of names.
+var cfgKeywords = map[string]bool{"SPECIFICATION": true, "INIT": true, "NEXT": true, "CONSTANT": true,
+	"CONSTANTS": true, "INVARIANT": true, "INVARIANTS": true, "PROPERTY": true, "PROPERTIES": true,
+	"CONSTRAINT": true, "CONSTRAINTS": true, "ACTION_CONSTRAINT": true, "ACTION_CONSTRAINTS": true,
+	"SYMMETRY": true, "VIEW": true, "CHECK_DEADLOCK": true, "POSTCONDITION": true, "ALIAS": true}
+
+// Properties lists the temporal properties a config asks TLC to check (its
+// PROPERTY and PROPERTIES sections), or nil if it cannot be read.
+func Properties(cfg string) []string {
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		return nil
+	}
+	var props []string
+	in := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if i := strings.Index(line, "\\*"); i >= 0 {
+			line = line[:i]
+		}
+		for _, f := range strings.Fields(line) {
+			switch {
+			case cfgKeywords[f]:
+				in = f == "PROPERTY" || f == "PROPERTIES"
+			case in:
+				props = append(props, f)
+			}
+		}
+	}
+	return props
+}
+
 func lastMatch(re *regexp.Regexp, s string) []string {
 	all := re.FindAllStringSubmatch(s, -1)
 	if len(all) == 0 {
@@ -364,6 +396,11 @@ func (c Checker) Run(ctx context.Context, m Model) Result {
 	s := Parse(text)
 	r.Outcome = OutcomeOf(r.ExitCode)
 	r.Distinct, r.Generated, r.Depth, r.Violated = s.Distinct, s.Generated, s.Depth, s.Violated
+	if r.Outcome == OutcomeLiveness && r.Violated == "" {
+		// TLC says only "Temporal properties were violated": name the
+		// config's properties, one of which failed.
+		r.Violated = strings.Join(Properties(m.Config), ",")
+	}
 	r.OK, r.Reason = Judge(r.ExpectReject, r.ExitCode, s)
 	if r.ExitCode < 0 && ctx.Err() != nil {
 		r.Reason = fmt.Sprintf("TLC did not finish: %v", ctx.Err())

@@ -384,3 +384,18 @@ func TestRunTimeout(t *testing.T) {
 	assert.Equal(t, -1, r.ExitCode)
 	assert.Contains(t, r.Reason, "did not finish")
 }
+
+func TestPropertiesReadsTheConfigsTemporalProperties(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "M.cfg")
+	body := "SPECIFICATION Spec\nINVARIANT TypeOK \\* not a property\nPROPERTY Live\nPROPERTIES\n  A B \\* two more\nCONSTANT N = 2\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(Properties(cfg), ","), "Live,A,B"; got != want {
+		t.Fatalf("Properties = %q, want %q", got, want)
+	}
+	if got := Properties(filepath.Join(dir, "missing.cfg")); got != nil {
+		t.Fatalf("Properties of a missing file = %v, want nil", got)
+	}
+}

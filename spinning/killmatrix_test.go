@@ -1,0 +1,71 @@
+//go:build schedmutant
+
+package spinning_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/spinning"
+)
+
+// Bar item 8: every seeded mutation of the spinning protocol
+// (spinning/mutation.go) against every checker, through internal/killmatrix:
+// each cell runs in a child process with a time limit, because a mutant that
+// loses a wakeup can leave goroutines parked forever.
+//
+// Run it with go test -tags schedcheck,schedmutant -run TestKillMatrix ./spinning/
+// (without schedcheck the explorer column reads n/a).
+
+var killConfig = killmatrix.Config{
+	Component: "spinning",
+	CellTest:  "TestKillMatrixCell",
+	Spec:      "Spinning",
+	TLADir:    "../proofs/tla",
+	Mutations: spinning.Mutations(),
+	Set:       spinning.SetMutation,
+	Checkers: []killmatrix.Checker{
+		{Name: "explorer", Run: killByExplorer},
+		{Name: "model", Run: killByModel},
+		{Name: "stress", Run: killByStress},
+		{Name: "linearize", Run: killByLinearize},
+	},
+}
+
+func killByExplorer(*testing.T) error {
+	if _, err := explore.Explore(explore.Options{}, func() explore.Run { return explore.Run{} }); errors.Is(err, explore.ErrNoSchedcheck) {
+		return killmatrix.ErrNotApplicable
+	}
+	return exploreSpinning()
+}
+
+func killByModel(t *testing.T) error {
+	var stats spinStats
+	rec := runExpectingFailure(t, func(rt *rapid.T) { checkSpinningModel(rt, realImpl, &stats) })
+	if rec.Failed() {
+		first, _, _ := strings.Cut(strings.Join(rec.errs, "\n"), "\n")
+		return errors.New(first)
+	}
+	return nil
+}
+
+func killByStress(*testing.T) error {
+	for seed := range uint64(3) {
+		if _, err := runSpinStress(stressConfig{items: 50_000, seed: seed}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func killByLinearize(t *testing.T) error { return linearizeSpinning(t) }
+
+// TestKillMatrixCell is one cell, run only as a child of TestKillMatrix.
+func TestKillMatrixCell(t *testing.T) { killmatrix.Cell(t, killConfig) }
+
+func TestKillMatrix(t *testing.T) { killmatrix.Run(t, killConfig) }

@@ -1,0 +1,42 @@
+package spinning
+
+// A mutation is a seeded fault in the spinning protocol, for proving that
+// the checkers catch real bugs (DESIGN.md, bar item 8). In a normal build
+// the current mutation is the constant noMutation and every faulty branch
+// compiles away; under the build tag schedmutant a test selects one with
+// SetMutation.
+type mutation uint8
+
+const (
+	noMutation mutation = iota
+	// DropWithoutRecheck: DropSpinning decrements nmspinning and then parks
+	// the M without looking at the queues again, so work published while it
+	// was dropping waits for a wakeup that no one sends.
+	dropWithoutRecheck
+	// WakepBeforePublish: Submit calls Wakep before it publishes the work,
+	// so it can see a spinning M that then drops without seeing the work.
+	wakepBeforePublish
+	// NoWakeOnLastSpinner: ResetSpinning only leaves the spinning state; the
+	// last spinner to find work does not start another, so work queued
+	// behind it waits while Ps are idle.
+	noWakeOnLastSpinner
+	// CountLeak: ResetSpinning clears the M's spinning flag but does not
+	// decrement nmspinning, which then counts a spinner that does not exist
+	// and makes Wakep believe help is on its way.
+	countLeak
+	// NoNeedSpinning: ReleaseP ignores needspinning, so a non-spinning M
+	// idles its P although an M found work and no idle P for it; if every
+	// other P runs something long, the work waits beside an idle P.
+	noNeedSpinning
+)
+
+// mutationNames are the names tests, the kill matrix and the TLA+ mutant
+// configs (Spinning_mutant_<Name>.cfg) share.
+var mutationNames = [...]string{
+	noMutation:          "none",
+	dropWithoutRecheck:  "DropWithoutRecheck",
+	wakepBeforePublish:  "WakepBeforePublish",
+	noWakeOnLastSpinner: "NoWakeOnLastSpinner",
+	countLeak:           "CountLeak",
+	noNeedSpinning:      "NoNeedSpinning",
+}

@@ -1,0 +1,588 @@
+package spinning
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+)
+
+// NoP is the P number of an M that holds no P.
+const NoP = -1
+
+// cacheLine keeps the two hot counters, which every submitter and every
+// spinning M reads, off the line of the fields guarded by the lock.
+const cacheLine = 64
+
+// Config describes a Sched.
+type Config struct {
+	// Procs is the number of Ps, numbered 0..Procs-1 (GOMAXPROCS). At least
+	// 1. All start idle.
+	Procs int
+
+	// Work reports whether some run queue (global or any P's) holds work
+	// that an M with a P could take. A spinning M that gives up calls it
+	// after it has decremented nmspinning (the drop's re-check,
+	// checkRunqsNoP), and HandoffP calls it before it parks a P. It is called
+	// without the scheduler lock, from several Ms at once; it must not block.
+	// Required.
+	Work func() bool
+
+	// NeedM, if not nil, is called (without the lock) when StartM hands a P
+	// to an M but no M is idle, as the runtime would start a new M (newm).
+	// The handoff waits in the Sched: the next M to call StopM takes it at
+	// once, so an executor with a fixed pool of at least Procs Ms may leave
+	// NeedM nil.
+	NeedM func()
+
+	// CheckDead, if not nil, is called from StopM each time an M joins the
+	// idle list, with the number of idle Ms and of all Ms, while the
+	// scheduler lock is held (as mput calls checkdead). It must not call
+	// the Sched or block. Executors use it to detect quiescence.
+	CheckDead func(idle, total int)
+}
+
+// Sched holds the spinning-M accounting of one executor: the counters
+// nmspinning and npidle, the needspinning flag, the idle P set and the idle
+// M list, after the runtime's sched struct. See the package documentation.
+type Sched struct {
+	nmspinning atomicx.Int32 // Ms that are spinning, plus spinning handoffs in flight
+	_          [cacheLine - 4]byte
+	npidle     atomicx.Int32 // len(pidle); written under mu, read anywhere
+	// needspinning is set when an M found work but no idle P for it; the
+	// next non-spinning M about to give up its P spins instead.
+	needspinning atomicx.Bool
+	_            [cacheLine - 8]byte
+
+	procs     int32
+	work      func() bool
+	needM     func()
+	checkDead func(idle, total int)
+
+	mu        atomicx.Mutex // sched.lock: guards everything below
+	pidle     []int32       // idle Ps, a stack (sched.pidle)
+	pidleMask []bool        // pidleMask[p]: p is in pidle (idlepMask)
+	midle     *M            // idle Ms, a stack linked through M.link (sched.midle)
+	nmidle    int
+	allm      []*M
+	pending   []handoff // Ps handed to an M when none was idle (newm's place)
+	stopped   bool
+}
+
+// handoff is a P that StartM found no idle M for, with whether the M that
+// takes it is to spin (the handoff then counts in nmspinning).
+type handoff struct {
+	p        int32
+	spinning bool
+}
+
+// M is a worker thread's scheduling state. The methods of an M must be
+// called only from the goroutine that runs it (they read and write its own
+// fields without synchronization); this is not detected.
+type M struct {
+	s        *Sched
+	id       int
+	p        int32 // the P it holds, or NoP; the M's own
+	spinning bool  // the M's own (m.spinning)
+
+	// Written under s.mu by the M that starts this one (or by Shutdown),
+	// read by this M after its park note is woken.
+	nextp    int32
+	nextSpin bool
+
+	idle bool // on s.midle; guarded by s.mu
+	link *M   // next on s.midle; guarded by s.mu
+	park atomicx.Note
+}
+
+// New returns a Sched for cfg, with every P idle and no M.
+func New(cfg Config) (*Sched, error) {
+	switch {
+	case cfg.Procs < 1:
+		return nil, fmt.Errorf("spinning: New: Procs = %d, want at least 1", cfg.Procs)
+	case cfg.Procs > 1<<20:
+		return nil, fmt.Errorf("spinning: New: Procs = %d, want at most %d", cfg.Procs, 1<<20)
+	case cfg.Work == nil:
+		return nil, errors.New("spinning: New: Config.Work is nil")
+	}
+	s := &Sched{
+		procs:     int32(cfg.Procs),
+		work:      cfg.Work,
+		needM:     cfg.NeedM,
+		checkDead: cfg.CheckDead,
+		pidle:     make([]int32, 0, cfg.Procs),
+		pidleMask: make([]bool, cfg.Procs),
+	}
+	// Push the highest first, so that P 0 is handed out first.
+	for p := cfg.Procs - 1; p >= 0; p-- {
+		s.pidleput(int32(p))
+	}
+	return s, nil
+}
+
+// Procs returns the number of Ps.
+func (s *Sched) Procs() int { return int(s.procs) }
+
+// NMSpinning returns the number of spinning Ms (sched.nmspinning) at one
+// instant during the call.
+func (s *Sched) NMSpinning() int { return int(s.nmspinning.Load()) }
+
+// NPIdle returns the number of idle Ps (sched.npidle) at one instant during
+// the call.
+func (s *Sched) NPIdle() int { return int(s.npidle.Load()) }
+
+// NMIdle returns the number of Ms parked on the idle list (sched.nmidle).
+func (s *Sched) NMIdle() int {
+	s.mu.Lock()
+	n := s.nmidle
+	s.mu.Unlock()
+	return n
+}
+
+// NewM registers a new M, holding no P and not spinning. It starts running
+// scheduling code by calling StopM, which parks it until Wakep (or StartM)
+// hands it a P, or by AcquireP. It mirrors mcommoninit.
+func (s *Sched) NewM() *M {
+	s.mu.Lock()
+	m := &M{s: s, id: len(s.allm), p: NoP, nextp: NoP}
+	s.allm = append(s.allm, m)
+	s.mu.Unlock()
+	return m
+}
+
+// Submit publishes work and then, if no M is spinning and a P is idle,
+// starts a spinning M (Wakep). publish must make the work visible to
+// Config.Work before it returns: pushing onto a run queue. This is the
+// submission side's half of the protocol, publish, then (a sequentially
+// consistent barrier, which every atomicx operation is) check nmspinning,
+// as newproc's runqput is followed by wakep.
+//
+// Submit panics if publish is nil.
+func (s *Sched) Submit(publish func()) {
+	if publish == nil {
+		panic("spinning: Sched.Submit called with a nil publish function")
+	}
+	if mutant == wakepBeforePublish {
+		s.Wakep()
+		publish()
+		return
+	}
+	publish()
+	s.Wakep()
+}
+
+// Wakep starts one more spinning M if none is spinning and a P is idle: it
+// moves nmspinning from 0 to 1 by CAS, takes an idle P and hands it to an
+// idle M (StartM). Call it after publishing work (or use Submit). It
+// mirrors wakep.
+//
+// If no P is idle it sets needspinning, so that an M about to give up its P
+// spins instead (pidlegetSpinning).
+func (s *Sched) Wakep() {
+	// Only one submitter at a time may start a spinner; while one spins it
+	// will find the work, or see it when it drops and re-checks.
+	if s.nmspinning.Load() != 0 || !s.nmspinning.CompareAndSwap(0, 1) {
+		return
+	}
+	s.mu.Lock()
+	if s.stopped {
+		s.decSpinning("Sched.Wakep")
+		s.mu.Unlock()
+		return
+	}
+	p, ok := s.pidlegetSpinning()
+	if !ok {
+		s.decSpinning("Sched.Wakep")
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.startm(p, true)
+}
+
+// startm hands P p to an idle M, making it spinning if spinning (the
+// caller counted it in nmspinning), and wakes it. With no idle M the
+// handoff waits for the next StopM and NeedM is called. After Shutdown the
+// P goes back to the idle set. It mirrors startm with a non-nil P and
+// mspinning.
+func (s *Sched) startm(p int32, spinning bool) {
+	s.mu.Lock()
+	if s.stopped {
+		s.pidleput(p)
+		if spinning {
+			s.decSpinning("Sched.startm")
+		}
+		s.mu.Unlock()
+		return
+	}
+	nmp := s.mget()
+	if nmp == nil {
+		s.pending = append(s.pending, handoff{p: p, spinning: spinning})
+		s.mu.Unlock()
+		if s.needM != nil {
+			s.needM()
+		}
+		return
+	}
+	nmp.nextp = p
+	nmp.nextSpin = spinning
+	s.mu.Unlock()
+	nmp.park.Wakeup()
+}
+
+// ID returns the M's number, in the order NewM registered them, from 0.
+func (m *M) ID() int { return m.id }
+
+// P returns the P the M holds, or NoP.
+func (m *M) P() int { return int(m.p) }
+
+// Spinning reports whether the M is spinning (m.spinning): it is counted in
+// nmspinning and looks for work it has not found yet.
+func (m *M) Spinning() bool { return m.spinning }
+
+// Idle reports whether the M is on the idle list: parked in StopM and not
+// yet handed a P. Any goroutine may call it.
+func (m *M) Idle() bool {
+	m.s.mu.Lock()
+	idle := m.idle
+	m.s.mu.Unlock()
+	return idle
+}
+
+// BecomeSpinning applies findRunnable's spinning rule for an M that holds a
+// P and found no local or global work: it may start spinning (and steal)
+// only while 2*nmspinning < Procs - npidle, that is while spinning Ms are
+// fewer than half the busy Ps. It reports whether the M is spinning now (a
+// spinning M stays spinning). It mirrors that rule and becomeSpinning.
+//
+// BecomeSpinning panics if the M holds no P.
+func (m *M) BecomeSpinning() bool {
+	if m.p == NoP {
+		panic("spinning: M.BecomeSpinning called on an M that holds no P")
+	}
+	if m.spinning {
+		return true
+	}
+	s := m.s
+	if 2*s.nmspinning.Load() < s.procs-s.npidle.Load() {
+		m.becomeSpinning()
+		return true
+	}
+	return false
+}
+
+// becomeSpinning makes the M spinning, counts it, and clears needspinning:
+// a new spinner serves whoever asked for one. It mirrors becomeSpinning.
+func (m *M) becomeSpinning() {
+	m.spinning = true
+	m.s.nmspinning.Add(1)
+	m.s.needspinning.Store(false)
+}
+
+// ResetSpinning takes a spinning M that found work out of the spinning
+// state and, if it was the last spinner, starts another (Wakep): work may
+// be queued behind what it found, and submitters skipped their wakeups
+// while it spun. It mirrors resetspinning.
+//
+// ResetSpinning panics if the M is not spinning.
+func (m *M) ResetSpinning() {
+	if !m.spinning {
+		panic("spinning: M.ResetSpinning called on an M that is not spinning")
+	}
+	m.spinning = false
+	if mutant != countLeak {
+		m.s.decSpinning("M.ResetSpinning")
+	}
+	if mutant == noWakeOnLastSpinner {
+		return
+	}
+	m.s.Wakep()
+}
+
+// ReleaseP gives up the M's P, which becomes idle, before the M drops
+// spinning and parks: findRunnable's "return P and block". If the M is not
+// spinning and needspinning is set (an M found work but no idle P for it),
+// it keeps the P, becomes spinning instead and returns false: the caller
+// goes back to looking for work. Otherwise it returns true.
+//
+// The caller must have found its P's run queue empty: the P is idle now.
+// ReleaseP panics if the M holds no P.
+func (m *M) ReleaseP() bool {
+	if m.p == NoP {
+		panic("spinning: M.ReleaseP called on an M that holds no P")
+	}
+	s := m.s
+	s.mu.Lock()
+	if !m.spinning && mutant != noNeedSpinning && s.needspinning.Load() {
+		m.becomeSpinning()
+		s.mu.Unlock()
+		return false
+	}
+	s.pidleput(m.p)
+	m.p = NoP
+	s.mu.Unlock()
+	return true
+}
+
+// DropSpinning is the spinning-to-non-spinning transition of an M that
+// released its P: it decrements nmspinning, then (every atomicx operation
+// is a full barrier) re-checks every run queue through Config.Work. If work
+// appeared and a P is idle it takes the P, spins again and returns true:
+// the caller goes back to looking for work. Otherwise it returns false and
+// the caller parks (StopM). An M that is not spinning returns false at
+// once. It mirrors findRunnable's drop-and-recheck (wasSpinning) and
+// checkRunqsNoP.
+//
+// If work appeared but no P is idle it sets needspinning, so that an M
+// about to give up its P spins instead (pidlegetSpinning).
+//
+// The order matters: a submitter publishes and then reads nmspinning, the
+// dropping M decrements nmspinning and then reads the queues, so at least
+// one of them sees the other's write.
+//
+// DropSpinning panics if the M holds a P.
+func (m *M) DropSpinning() bool {
+	if m.p != NoP {
+		panic("spinning: M.DropSpinning called on an M that holds a P (ReleaseP first)")
+	}
+	if !m.spinning {
+		return false
+	}
+	s := m.s
+	m.spinning = false
+	s.decSpinning("M.DropSpinning")
+	if mutant == dropWithoutRecheck {
+		return false
+	}
+	if !s.work() {
+		return false
+	}
+	s.mu.Lock()
+	p, ok := s.pidlegetSpinning()
+	s.mu.Unlock()
+	if !ok {
+		return false
+	}
+	m.p = p
+	m.becomeSpinning()
+	return true
+}
+
+// StopM parks the M on the idle list until StartM (through Wakep or
+// HandoffP) hands it a P, and returns true holding that P, spinning if the
+// starter asked for a spinner. If a handoff is already waiting for an M it
+// takes it without sleeping. After Shutdown it returns false at once, or
+// when Shutdown wakes it: the M should exit. It sleeps on the M's note: no
+// spinning, no goroutine per wakeup. It mirrors stopm, mput and mPark.
+//
+// StopM panics if the M holds a P or is spinning.
+func (m *M) StopM() bool {
+	switch m.stopBegin() {
+	case stopExit:
+		return false
+	case stopHandoff:
+		return true
+	}
+	m.park.Sleep()
+	m.park.Clear()
+	return m.stopEnd()
+}
+
+// stopResult is what stopBegin did.
+type stopResult uint8
+
+const (
+	stopParked  stopResult = iota // on the idle list: sleep, then stopEnd
+	stopHandoff                   // took a waiting handoff: holds a P now
+	stopExit                      // Shutdown was called: exit
+)
+
+// stopBegin is StopM up to the sleep: it takes a waiting handoff, or puts
+// the M on the idle list (mput, with CheckDead).
+func (m *M) stopBegin() stopResult {
+	if m.p != NoP {
+		panic("spinning: M.StopM called on an M that holds a P")
+	}
+	if m.spinning {
+		panic("spinning: M.StopM called on a spinning M (DropSpinning first)")
+	}
+	s := m.s
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		return stopExit
+	}
+	if n := len(s.pending); n > 0 {
+		h := s.pending[n-1]
+		s.pending = s.pending[:n-1]
+		s.mu.Unlock()
+		m.p, m.spinning = h.p, h.spinning
+		return stopHandoff
+	}
+	m.mput()
+	s.mu.Unlock()
+	return stopParked
+}
+
+// stopEnd is StopM after the wakeup: acquire the P the starter left.
+func (m *M) stopEnd() bool {
+	if m.nextp == NoP {
+		return false // woken by Shutdown
+	}
+	m.p, m.spinning = m.nextp, m.nextSpin
+	m.nextp, m.nextSpin = NoP, false
+	return true
+}
+
+// AcquireP takes an idle P for an M that holds none, as an M returning from
+// a blocking call does, and reports whether it got one. It mirrors the
+// pidleget of exitsyscall's slow path.
+//
+// AcquireP panics if the M already holds a P.
+func (m *M) AcquireP() bool {
+	if m.p != NoP {
+		panic("spinning: M.AcquireP called on an M that already holds a P")
+	}
+	s := m.s
+	s.mu.Lock()
+	p, ok := s.pidleget()
+	s.mu.Unlock()
+	if ok {
+		m.p = p
+	}
+	return ok
+}
+
+// HandoffP gives the M's P away before the M blocks outside the executor:
+// if Config.Work reports work, the P goes to another M (StartM); else, if no
+// M spins and no P is idle, to a new spinning M; else it becomes idle, or,
+// if needspinning is set, goes to a new spinning M after all. The M then
+// holds no P. It mirrors the spinning part of handoffp.
+//
+// HandoffP panics if the M holds no P or is spinning.
+func (m *M) HandoffP() {
+	if m.p == NoP {
+		panic("spinning: M.HandoffP called on an M that holds no P")
+	}
+	if m.spinning {
+		panic("spinning: M.HandoffP called on a spinning M")
+	}
+	s := m.s
+	p := m.p
+	m.p = NoP
+	if s.work() {
+		s.startm(p, false)
+		return
+	}
+	if s.nmspinning.Load()+s.npidle.Load() == 0 && s.nmspinning.CompareAndSwap(0, 1) {
+		s.needspinning.Store(false)
+		s.startm(p, true)
+		return
+	}
+	s.mu.Lock()
+	if s.needspinning.Load() && !s.stopped {
+		// Someone found work but no P while we decided: this P serves it.
+		s.needspinning.Store(false)
+		s.nmspinning.Add(1)
+		s.mu.Unlock()
+		s.startm(p, true)
+		return
+	}
+	s.pidleput(p)
+	s.mu.Unlock()
+}
+
+// Shutdown stops the Sched: every parked M wakes from StopM with false, and
+// every later StopM returns false at once; handoffs still waiting for an M
+// return their P to the idle set, and Wakep starts no more Ms. Ms that are
+// running finish what they do and exit at their next StopM. Shutdown is
+// idempotent.
+func (s *Sched) Shutdown() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	for m := s.mget(); m != nil; m = s.mget() {
+		m.nextp, m.nextSpin = NoP, false
+		m.park.Wakeup()
+	}
+	for _, h := range s.pending {
+		s.pidleput(h.p)
+		if h.spinning {
+			s.decSpinning("Sched.Shutdown")
+		}
+	}
+	s.pending = nil
+}
+
+// decSpinning decrements nmspinning and panics, naming the call, if it
+// goes negative.
+func (s *Sched) decSpinning(call string) {
+	if s.nmspinning.Add(-1) < 0 {
+		panic("spinning: " + call + ": negative nmspinning")
+	}
+}
+
+// pidleput makes P p idle. s.mu must be held. It mirrors pidleput.
+func (s *Sched) pidleput(p int32) {
+	if s.pidleMask[p] {
+		panic(fmt.Sprintf("spinning: pidleput: P %d is already idle", p))
+	}
+	s.pidleMask[p] = true
+	s.pidle = append(s.pidle, p)
+	s.npidle.Add(1)
+}
+
+// pidleget takes an idle P, the one made idle last. s.mu must be held. It
+// mirrors pidleget.
+func (s *Sched) pidleget() (int32, bool) {
+	n := len(s.pidle)
+	if n == 0 {
+		return NoP, false
+	}
+	p := s.pidle[n-1]
+	s.pidle = s.pidle[:n-1]
+	s.pidleMask[p] = false
+	s.npidle.Add(-1)
+	return p, true
+}
+
+// pidlegetSpinning is pidleget for a caller that found work (or wants a
+// spinner): with no idle P it sets needspinning. s.mu must be held. It
+// mirrors pidlegetSpinning.
+func (s *Sched) pidlegetSpinning() (int32, bool) {
+	p, ok := s.pidleget()
+	if !ok {
+		s.needspinning.Store(true)
+	}
+	return p, ok
+}
+
+// mput pushes m onto the idle list and reports to CheckDead. s.mu must be
+// held. It mirrors mput.
+func (m *M) mput() {
+	s := m.s
+	m.idle = true
+	m.link = s.midle
+	s.midle = m
+	s.nmidle++
+	if s.checkDead != nil {
+		s.checkDead(s.nmidle, len(s.allm))
+	}
+}
+
+// mget pops the M that parked last, or returns nil. s.mu must be held. It
+// mirrors mget.
+func (s *Sched) mget() *M {
+	m := s.midle
+	if m == nil {
+		return nil
+	}
+	s.midle = m.link
+	m.link = nil
+	m.idle = false
+	s.nmidle--
+	return m
+}
