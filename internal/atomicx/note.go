@@ -6,13 +6,23 @@ import (
 )
 
 // note is the real one-shot event behind Note in both builds: a flag under a
-// tiny mutex, and a channel made by the first sleeper that has to wait and
-// closed by the wakeup. Nothing spins and no goroutine is started; SleepFor
-// uses one timer.
+// tiny mutex, and a channel of capacity one, made on first use, that carries
+// the wakeup's token to the sleeper. The channel is reused from round to
+// round, so parking allocates nothing after the first time. Nothing spins
+// and no goroutine is started; SleepFor uses one timer. As the runtime's
+// note, it has one sleeper at a time.
 type note struct {
 	mu    sync.Mutex
 	woken bool
-	ch    chan struct{} // nil until a sleeper must wait; closed and dropped by wakeup
+	ch    chan struct{} // capacity 1: the token of the current round, if not yet taken
+}
+
+// tokens returns the channel, making it on first use. Call it with mu held.
+func (n *note) tokens() chan struct{} {
+	if n.ch == nil {
+		n.ch = make(chan struct{}, 1)
+	}
+	return n.ch
 }
 
 // waitChan returns the channel to wait on, or nil if the note was already woken.
@@ -22,10 +32,7 @@ func (n *note) waitChan() chan struct{} {
 	if n.woken {
 		return nil
 	}
-	if n.ch == nil {
-		n.ch = make(chan struct{})
-	}
-	return n.ch
+	return n.tokens()
 }
 
 func (n *note) isWoken() bool {
@@ -54,26 +61,28 @@ func (n *note) sleepFor(d time.Duration) bool {
 	case <-ch:
 		return true
 	case <-t.C:
-		return n.isWoken() // a wakeup that raced with the timer still counts
+		return n.isWoken() // a wakeup that raced with the timer still counts; Clear drops its token
 	}
 }
 
 func (n *note) wakeup() {
 	n.mu.Lock()
+	defer n.mu.Unlock()
 	if n.woken {
-		n.mu.Unlock()
 		panic("atomicx: Note.Wakeup called twice")
 	}
 	n.woken = true
-	if n.ch != nil {
-		close(n.ch) // sleepers hold their copy; the next Clear-Sleep makes a new one
-		n.ch = nil
-	}
-	n.mu.Unlock()
+	// Under mu, so Clear never misses a token; it never blocks, because
+	// Clear emptied the channel before this round began.
+	n.tokens() <- struct{}{}
 }
 
 func (n *note) clear() {
 	n.mu.Lock()
+	defer n.mu.Unlock()
 	n.woken = false
-	n.mu.Unlock()
+	select {
+	case <-n.tokens(): // a token no sleeper took: the wakeup came first
+	default:
+	}
 }

@@ -106,3 +106,10 @@ func TestOpNames(t *testing.T) {
 	assert.Equal(t, "op?", atomicx.Op(7).String())
 	assert.Equal(t, "op?", atomicx.Op(200).String())
 }
+
+func TestNoteClearDropsAnUntakenToken(t *testing.T) {
+	var n atomicx.Note
+	n.Wakeup() // no sleeper: the token waits
+	n.Clear()
+	assert.False(t, n.SleepFor(time.Millisecond), "a cleared note must not wake on the old round's token")
+}
