@@ -1,0 +1,103 @@
+//go:build schedmutant
+
+package runnext_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/runnext"
+)
+
+// Bar item 8: every seeded mutation of runnext (runnext/mutation.go) against
+// every checker, through internal/killmatrix: each cell runs in a child
+// process, because a mutant may crash a harness or spin forever.
+//
+// Run it with go test -tags schedcheck,schedmutant -run TestKillMatrix ./runnext/
+// (without schedcheck the explorer column reads n/a).
+
+// killConfig is runnext's matrix: its mutations against TLC's Runnext
+// mutants and the four Go checkers, each run against the real queue with
+// the mutation selected.
+var killConfig = killmatrix.Config{
+	Component: "runnext",
+	CellTest:  "TestKillMatrixCell",
+	Spec:      "Runnext",
+	TLADir:    "../proofs/tla",
+	Mutations: runnext.Mutations(),
+	Set:       runnext.SetMutation,
+	Checkers: []killmatrix.Checker{
+		{Name: "explorer", Run: killByExplorer},
+		{Name: "model", Run: killByModel},
+		{Name: "stress", Run: killByStress},
+		{Name: "linearize", Run: killByLinearize},
+	},
+}
+
+func killByExplorer(t *testing.T) error {
+	if _, err := explore.Explore(explore.Options{}, func() explore.Run { return explore.Run{} }); errors.Is(err, explore.ErrNoSchedcheck) {
+		return killmatrix.ErrNotApplicable
+	}
+	return exploreRunnext(t)
+}
+
+func killByModel(t *testing.T) error {
+	var stats modelStats
+	rec := runExpectingFailure(t, func(rt *rapid.T) { checkRunnextModel(rt, newRealQ, &stats) })
+	if rec.Failed() {
+		return errors.New(rec.firstErr())
+	}
+	return nil
+}
+
+// killByStress runs the mixed workload 3 times, the runnext-heavy one, where
+// the owner and thieves race for the runnext task, 10 times, and the
+// never-empty check of Empty 10 times.
+func killByStress(*testing.T) error {
+	for seed := range uint64(10) {
+		cfg := stressConfig{items: 50_000, thieves: heavyThieves, seed: seed, newQueue: newRealQ, nextHeavy: true}
+		if seed < 3 {
+			cfg.thieves, cfg.nextHeavy = stressThieves, false
+			if err := checkExactlyOnce(runStress(cfg).counts); err != nil {
+				return err
+			}
+			cfg.thieves, cfg.nextHeavy = heavyThieves, true
+		}
+		if err := checkExactlyOnce(runStress(cfg).counts); err != nil {
+			return err
+		}
+	}
+	for range 10 {
+		res := runNeverEmpty(50_000, 2, newRealQ)
+		if err := checkExactlyOnce(res.counts); err != nil {
+			return err
+		}
+		if res.lies > 0 {
+			return fmt.Errorf("Empty said true %d times of %d on a queue that was never empty", res.lies, res.calls)
+		}
+	}
+	return nil
+}
+
+func killByLinearize(t *testing.T) error {
+	cfg := linDefaultConfig()
+	cfg.histories = 300
+	cfg.seed = 1
+	var st linStats
+	for h := range cfg.histories {
+		if _, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestKillMatrixCell is one cell, run only as a child of TestKillMatrix.
+func TestKillMatrixCell(t *testing.T) { killmatrix.Cell(t, killConfig) }
+
+func TestKillMatrix(t *testing.T) { killmatrix.Run(t, killConfig) }

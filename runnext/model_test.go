@@ -1,0 +1,536 @@
+package runnext_test
+
+import (
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/lfq"
+	"github.com/schedkit/schedkit/runnext"
+)
+
+// Bar item 2: a rapid state machine drives a few queues with every
+// operation and compares each result with a sequential model: per queue a
+// slice for the ring (oldest first), the runnext task and the time it was
+// put. The whole check runs in a testing/synctest bubble, so the steal
+// delay is checked on the bubble's fake clock: a steal of the runnext task
+// must return exactly when the task has sat for the delay, and "Advance"
+// moves the clock without sleeping for real.
+
+// delayChoices are the steal delays a queue of the model gets: -1 keeps the
+// zero value's default (runnext.StealDelay).
+var delayChoices = []time.Duration{-1, 0, time.Microsecond, 5 * time.Microsecond}
+
+// modelStats counts how often the state machine reached the interesting
+// paths, over all test cases of one run.
+type modelStats struct {
+	cases, displaced, overflows, nextSteals, waitedSteals, refusedNext, ringSteals, stealPanics int
+}
+
+// queueModel is the state machine: the queues under test and their models.
+type queueModel struct {
+	qs     []queueUT
+	rings  [][]*int
+	next   []*int  // the runnext task, or nil
+	nextAt []int64 // atomicx.Nanotime when it was put
+	delays []time.Duration
+	nextID int
+	spill  []*int
+	stats  *modelStats
+}
+
+func (m *queueModel) newItem() *int {
+	p := new(int)
+	*p = m.nextID
+	m.nextID++
+	return p
+}
+
+func (m *queueModel) newItems(n int) []*int {
+	out := make([]*int, n)
+	for i := range out {
+		out[i] = m.newItem()
+	}
+	return out
+}
+
+func id(p *int) int {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+func ids(ps []*int) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = id(p)
+	}
+	return out
+}
+
+func (m *queueModel) draw(t *rapid.T, label string) int {
+	return rapid.IntRange(0, len(m.qs)-1).Draw(t, label)
+}
+
+func (m *queueModel) total(i int) int {
+	n := len(m.rings[i])
+	if m.next[i] != nil {
+		n++
+	}
+	return n
+}
+
+func (m *queueModel) check(t *rapid.T, i int, after string) {
+	t.Helper()
+	if got := m.qs[i].Len(); got != m.total(i) {
+		t.Fatalf("after %s: queue %d: Len() = %d, model holds %d (ring %v, runnext %d)", after, i, got, m.total(i), ids(m.rings[i]), id(m.next[i]))
+	}
+	if got := m.qs[i].Empty(); got != (m.total(i) == 0) {
+		t.Fatalf("after %s: queue %d: Empty() = %v, model holds %d", after, i, got, m.total(i))
+	}
+}
+
+// ringPut is the model of a put into ring i: the new ring, and the batch
+// that overflows (nil if none).
+func (m *queueModel) ringPut(i int, item *int) []*int {
+	r := m.rings[i]
+	if len(r) < lfq.Size {
+		m.rings[i] = append(r, item)
+		return nil
+	}
+	m.stats.overflows++
+	batch := slices.Concat(r[:lfq.Size/2], []*int{item})
+	m.rings[i] = slices.Clone(r[lfq.Size/2:])
+	return batch
+}
+
+// expectSpill checks what a put returned: the spill it was given, then the
+// model's overflow batch (if any).
+func expectSpill(t *rapid.T, what string, out, prefix, batch []*int, nilSpill bool) {
+	t.Helper()
+	want := slices.Concat(prefix, batch)
+	if !slices.Equal(out, want) {
+		t.Fatalf("%s: returned %v, want %v (the spill given, then the overflow batch)", what, ids(out), ids(want))
+	}
+	if nilSpill && batch == nil && out != nil {
+		t.Fatalf("%s with a nil spill and no overflow returned non-nil %v", what, ids(out))
+	}
+}
+
+// drawSpill draws the spill for a put: nil, the reused empty buffer, or a
+// buffer already holding items.
+func (m *queueModel) drawSpill(t *rapid.T) []*int {
+	switch rapid.IntRange(0, 2).Draw(t, "spill") {
+	case 1:
+		return m.spill[:0]
+	case 2:
+		return append(m.spill[:0], m.newItems(rapid.IntRange(1, 3).Draw(t, "prefix"))...)
+	}
+	return nil
+}
+
+func (m *queueModel) keepSpill(out []*int) {
+	if cap(out) > cap(m.spill) {
+		m.spill = out[:0]
+	}
+}
+
+func (m *queueModel) putNext(t *rapid.T, i int, item *int, spill []*int) []*int {
+	t.Helper()
+	prefix := slices.Clone(spill)
+	now := atomicx.Nanotime()
+	out := m.qs[i].PutNext(item, spill)
+	var batch []*int
+	if old := m.next[i]; old != nil {
+		m.stats.displaced++
+		batch = m.ringPut(i, old)
+	}
+	m.next[i], m.nextAt[i] = item, now
+	expectSpill(t, fmt.Sprintf("PutNext(%d) on queue %d", *item, i), out, prefix, batch, spill == nil)
+	return out
+}
+
+func (m *queueModel) put(t *rapid.T, i int, item *int, spill []*int) []*int {
+	t.Helper()
+	prefix := slices.Clone(spill)
+	out := m.qs[i].Put(item, spill)
+	batch := m.ringPut(i, item)
+	expectSpill(t, fmt.Sprintf("Put(%d) on queue %d", *item, i), out, prefix, batch, spill == nil)
+	return out
+}
+
+// expectPanic runs f and fails unless it panics with a message containing
+// want.
+func expectPanic(t *rapid.T, what, want string, f func()) {
+	t.Helper()
+	var r any
+	func() {
+		defer func() { r = recover() }()
+		f()
+	}()
+	if r == nil {
+		t.Fatalf("%s: did not panic, want a panic containing %q", what, want)
+	}
+	if msg := fmt.Sprint(r); !strings.Contains(msg, want) {
+		t.Fatalf("%s: panicked with %q, want a message containing %q", what, msg, want)
+	}
+}
+
+// steal does one StealHalf from queue src into dst and checks it against
+// the model, the time it took included.
+func (m *queueModel) steal(t *rapid.T, src, dst int, stealNext bool) {
+	t.Helper()
+	if len(m.rings[dst]) > lfq.Size/2 {
+		m.stats.stealPanics++
+		expectPanic(t, "StealHalf into a queue whose ring holds more than Size/2", "more than",
+			func() { m.qs[src].StealHalf(m.qs[dst], stealNext) })
+		m.check(t, src, "StealHalf panic")
+		return
+	}
+	before := atomicx.Nanotime()
+	got := m.qs[src].StealHalf(m.qs[dst], stealNext)
+	waited := time.Duration(atomicx.Nanotime() - before)
+	var want *int
+	var wantWait time.Duration
+	victim, next := m.rings[src], m.next[src]
+	switch {
+	case len(victim) > 0:
+		m.stats.ringSteals++
+		n := len(victim) - len(victim)/2
+		want = victim[n-1]
+		m.rings[dst] = append(m.rings[dst], victim[:n-1]...)
+		m.rings[src] = slices.Clone(victim[n:])
+	case next != nil && stealNext:
+		m.stats.nextSteals++
+		want, m.next[src] = next, nil
+		wantWait = max(0, time.Duration(m.nextAt[src]-before)+m.delays[src])
+		if wantWait > 0 {
+			m.stats.waitedSteals++
+		}
+	case next != nil:
+		m.stats.refusedNext++
+	}
+	if got != want {
+		t.Fatalf("StealHalf(stealNext=%v) from queue %d (ring %d, runnext %d) into %d: returned %d, want %d",
+			stealNext, src, len(victim), id(next), dst, id(got), id(want))
+	}
+	if waited != wantWait {
+		t.Fatalf("StealHalf(stealNext=%v) from queue %d returned %d after waiting %v, want %v (steal delay %v: a runnext task is stolen exactly when it has sat that long)",
+			stealNext, src, id(got), waited, wantWait, m.delays[src])
+	}
+	m.check(t, src, "StealHalf (victim)")
+	m.check(t, dst, "StealHalf (thief)")
+}
+
+// drain drains queue i into dst and checks the result: dst, the runnext
+// task, then the ring.
+func (m *queueModel) drain(t *rapid.T, i int, dst []*int) {
+	t.Helper()
+	want := slices.Clone(dst)
+	if m.next[i] != nil {
+		want = append(want, m.next[i])
+	}
+	want = append(want, m.rings[i]...)
+	if got := m.qs[i].Drain(dst); !slices.Equal(got, want) {
+		t.Fatalf("Drain of queue %d: got %v, want %v (the runnext task first, then the ring)", i, ids(got), ids(want))
+	}
+	m.rings[i], m.next[i] = nil, nil
+}
+
+func (m *queueModel) actions() map[string]func(*rapid.T) {
+	return map[string]func(*rapid.T){
+		"PutNext": func(t *rapid.T) {
+			i := m.draw(t, "queue")
+			m.keepSpill(m.putNext(t, i, m.newItem(), m.drawSpill(t)))
+		},
+		"Put": func(t *rapid.T) {
+			i := m.draw(t, "queue")
+			m.keepSpill(m.put(t, i, m.newItem(), m.drawSpill(t)))
+		},
+		// Puts and PutNexts until the ring has overflowed, then a few more.
+		"FillAndOverflow": func(t *rapid.T) {
+			i := m.draw(t, "queue")
+			k := lfq.Size - len(m.rings[i]) + rapid.IntRange(1, 140).Draw(t, "extra")
+			next := rapid.Bool().Draw(t, "withPutNext")
+			for n := range k {
+				if next && n%3 == 0 {
+					m.spill = m.putNext(t, i, m.newItem(), m.spill[:0])
+				} else {
+					m.spill = m.put(t, i, m.newItem(), m.spill[:0])
+				}
+			}
+		},
+		"PutBatch": func(t *rapid.T) {
+			i := m.draw(t, "queue")
+			ts := m.newItems(rapid.IntRange(0, 300).Draw(t, "k"))
+			want := min(len(ts), lfq.Size-len(m.rings[i]))
+			if n := m.qs[i].PutBatch(ts); n != want {
+				t.Fatalf("PutBatch of %d into queue %d with ring %d: n = %d, want %d", len(ts), i, len(m.rings[i]), n, want)
+			}
+			m.rings[i] = append(m.rings[i], ts[:want]...)
+		},
+		"PutNil": func(t *rapid.T) {
+			i := m.draw(t, "queue")
+			expectPanic(t, "PutNext(nil)", "called with a nil", func() { m.qs[i].PutNext(nil, nil) })
+			expectPanic(t, "Put(nil)", "called with a nil", func() { m.qs[i].Put(nil, nil) })
+			ts := m.newItems(rapid.IntRange(1, 5).Draw(t, "k"))
+			ts[rapid.IntRange(0, len(ts)-1).Draw(t, "nilAt")] = nil
+			expectPanic(t, "PutBatch with a nil", "called with a nil", func() { m.qs[i].PutBatch(ts) })
+			m.check(t, i, "puts of nil")
+		},
+		"Get": func(t *rapid.T) {
+			i := m.draw(t, "queue")
+			got, inherit := m.qs[i].Get()
+			var want *int
+			wantInherit := false
+			switch {
+			case m.next[i] != nil:
+				want, wantInherit, m.next[i] = m.next[i], true, nil
+			case len(m.rings[i]) > 0:
+				want, m.rings[i] = m.rings[i][0], m.rings[i][1:]
+			}
+			if got != want || inherit != wantInherit {
+				t.Fatalf("Get on queue %d: got %d (inheritTime %v), want %d (inheritTime %v)", i, id(got), inherit, id(want), wantInherit)
+			}
+		},
+		"StealHalf": func(t *rapid.T) {
+			src := m.draw(t, "victim")
+			dst := (src + rapid.IntRange(1, len(m.qs)-1).Draw(t, "thiefOffset")) % len(m.qs)
+			m.steal(t, src, dst, rapid.Bool().Draw(t, "stealNext"))
+		},
+		// Passes steals from one victim, as an executor's passes over it
+		// do, until it is empty: each round a steal without and one with
+		// stealNext, the thief draining its queue in between. The runnext
+		// task is refused to the first and goes to the second.
+		"Passes": func(t *rapid.T) {
+			src := m.draw(t, "victim")
+			dst := (src + rapid.IntRange(1, len(m.qs)-1).Draw(t, "thiefOffset")) % len(m.qs)
+			for m.total(src) > 0 {
+				m.drain(t, dst, nil)
+				m.steal(t, src, dst, false)
+				m.drain(t, dst, nil)
+				m.steal(t, src, dst, true)
+			}
+		},
+		"StealHalfMisuse": func(t *rapid.T) {
+			i := m.draw(t, "queue")
+			expectPanic(t, "StealHalf into itself", "victim as destination", func() { m.qs[i].StealHalf(m.qs[i], true) })
+			expectPanic(t, "StealHalf into nil", "nil destination", func() { m.qs[i].StealHalf(nil, true) })
+			m.check(t, i, "StealHalf misuse")
+		},
+		"Drain": func(t *rapid.T) {
+			i := m.draw(t, "queue")
+			var dst []*int
+			if rapid.Bool().Draw(t, "prefix") {
+				dst = m.newItems(rapid.IntRange(1, 3).Draw(t, "prefixLen"))
+			}
+			m.drain(t, i, dst)
+		},
+		"Empty": func(t *rapid.T) {
+			i := m.draw(t, "queue")
+			if got, want := m.qs[i].Empty(), m.total(i) == 0; got != want {
+				t.Fatalf("Empty() on queue %d = %v, model holds %d", i, got, m.total(i))
+			}
+		},
+		"Len": func(t *rapid.T) {
+			for i := range m.qs {
+				if got := m.qs[i].Len(); got != m.total(i) {
+					t.Fatalf("Len() of queue %d = %d, model holds %d", i, got, m.total(i))
+				}
+			}
+		},
+		// Advance moves the bubble's fake clock; no real time passes.
+		"Advance": func(t *rapid.T) {
+			d := rapid.SampledFrom([]time.Duration{0, 500 * time.Nanosecond, time.Microsecond, 2 * time.Microsecond,
+				runnext.StealDelay, 10 * time.Microsecond}).Draw(t, "d")
+			time.Sleep(d)
+		},
+		"": func(t *rapid.T) {
+			for i := range m.qs {
+				m.check(t, i, "an action")
+			}
+		},
+	}
+}
+
+// checkRunnextModel is the model property over queues made by newQueue; it
+// must run inside a synctest bubble. It runs against the real queue in
+// TestRunnextModel, against broken variants in
+// TestRunnextModelCatchesBrokenQueues, and against the seeded mutants in the
+// kill matrix.
+func checkRunnextModel(t *rapid.T, newQueue newQueueFunc, stats *modelStats) {
+	stats.cases++
+	m := &queueModel{stats: stats}
+	for i := range rapid.IntRange(2, 3).Draw(t, "queues") {
+		d := rapid.SampledFrom(delayChoices).Draw(t, fmt.Sprintf("delay%d", i))
+		q := newQueue(d)
+		if d < 0 {
+			d = runnext.StealDelay
+		}
+		if q.StealDelay() != d {
+			t.Fatalf("queue %d: StealDelay() = %v, want %v", i, q.StealDelay(), d)
+		}
+		m.qs = append(m.qs, q)
+		m.rings = append(m.rings, nil)
+		m.next = append(m.next, nil)
+		m.nextAt = append(m.nextAt, 0)
+		m.delays = append(m.delays, d)
+	}
+	t.Repeat(m.actions())
+	for i, q := range m.qs {
+		want := slices.Concat([]*int{m.next[i]}, m.rings[i])
+		if m.next[i] == nil {
+			want = want[1:]
+		}
+		if got := q.Drain(nil); !slices.Equal(got, want) {
+			t.Fatalf("final Drain of queue %d: got %v, want %v", i, ids(got), ids(want))
+		}
+		if !q.Empty() || q.Len() != 0 {
+			t.Fatalf("queue %d: Empty() = %v, Len() = %d after Drain", i, q.Empty(), q.Len())
+		}
+	}
+}
+
+func TestRunnextModel(t *testing.T) {
+	var stats modelStats
+	synctest.Test(t, func(t *testing.T) {
+		rapid.Check(bubbleTB{t}, func(rt *rapid.T) { checkRunnextModel(rt, newRealQ, &stats) })
+	})
+	t.Logf("runnext model coverage: %d displacements, %d overflows, %d runnext steals (%d waited out the delay), %d refused (not the last pass), %d ring steals, %d steal-precondition panics",
+		stats.displaced, stats.overflows, stats.nextSteals, stats.waitedSteals, stats.refusedNext, stats.ringSteals, stats.stealPanics)
+	// With the default 100 cases every path is reached many times; -short
+	// runs too few to insist.
+	if !testing.Short() && (stats.displaced == 0 || stats.overflows == 0 || stats.waitedSteals == 0 || stats.refusedNext == 0 || stats.ringSteals == 0) {
+		t.Errorf("the state machine missed a path: %+v", stats)
+	}
+	t.Logf("runnext model: %d checks passed", stats.cases)
+}
+
+// bubbleTB hands rapid a bubble's *testing.T under another type: rapid
+// asks a *testing.T for its Deadline, which panics inside a synctest
+// bubble; for any other TB it takes its default time limit instead (on the
+// bubble's fake clock, which only the model's own sleeps move).
+type bubbleTB struct{ *testing.T }
+
+// failRecorder is a rapid.TB that records failures instead of failing the
+// enclosing test, so a test can assert that rapid.Check fails.
+type failRecorder struct {
+	name   string
+	mu     sync.Mutex
+	failed bool
+	errs   []string
+}
+
+// failNowSignal is what failRecorder.FailNow panics with; runExpectingFailure
+// recovers it.
+type failNowSignal struct{}
+
+func (f *failRecorder) Helper()                   {}
+func (f *failRecorder) Name() string              { return f.name }
+func (f *failRecorder) Logf(string, ...any)       {}
+func (f *failRecorder) Log(...any)                {}
+func (f *failRecorder) Skipf(string, ...any)      { f.SkipNow() }
+func (f *failRecorder) Skip(...any)               { f.SkipNow() }
+func (f *failRecorder) SkipNow()                  { f.Errorf("rapid skipped the check"); f.FailNow() }
+func (f *failRecorder) Error(args ...any)         { f.Errorf("%s", fmt.Sprint(args...)) }
+func (f *failRecorder) Fatal(args ...any)         { f.Error(args...); f.FailNow() }
+func (f *failRecorder) Fatalf(s string, a ...any) { f.Errorf(s, a...); f.FailNow() }
+func (f *failRecorder) FailNow()                  { f.Fail(); panic(failNowSignal{}) }
+
+func (f *failRecorder) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed = true
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+}
+
+func (f *failRecorder) Fail() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failed = true
+}
+
+func (f *failRecorder) Failed() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.failed
+}
+
+// firstErr is the first line of the first error recorded.
+func (f *failRecorder) firstErr() string {
+	first, _, _ := strings.Cut(strings.Join(f.errs, "\n"), "\n")
+	return first
+}
+
+// setFlag sets a command-line flag for the rest of the test.
+func setFlag(t *testing.T, name, value string) {
+	t.Helper()
+	fl := flag.Lookup(name)
+	if fl == nil {
+		t.Fatalf("no flag %s", name)
+	}
+	old := fl.Value.String()
+	if err := fl.Value.Set(value); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fl.Value.Set(old) })
+}
+
+// runExpectingFailure runs rapid.Check(prop) in a synctest bubble on a
+// failRecorder and returns it. No fail file is written, shrinking is kept
+// short, and up to 1000 cases are tried; rapid stops at the first failure.
+func runExpectingFailure(t *testing.T, prop func(*rapid.T)) *failRecorder {
+	t.Helper()
+	setFlag(t, "rapid.checks", "1000")
+	setFlag(t, "rapid.nofailfile", "true")
+	setFlag(t, "rapid.shrinktime", "5s")
+	rec := &failRecorder{name: t.Name()}
+	synctest.Test(t, func(*testing.T) {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(failNowSignal); !ok {
+					panic(r)
+				}
+			}
+		}()
+		rapid.Check(rec, prop)
+	})
+	return rec
+}
+
+// TestRunnextModelCatchesBrokenQueues proves the model test can fail: each
+// broken variant must be reported by rapid, for the expected reason.
+func TestRunnextModelCatchesBrokenQueues(t *testing.T) {
+	broken := []struct {
+		name     string
+		newQueue newQueueFunc
+		reason   string
+	}{
+		{"PutNext keeps the old runnext task", newComposedQ(bugFIFONext), "queue"},
+		{"PutNext drops the displaced task", newComposedQ(bugDropDisplaced), "queue"},
+		{"Get ignores inheritTime", newNoInheritQ, "inheritTime"},
+		{"every steal takes runnext", newGreedyQ, "StealHalf(stealNext=false)"},
+	}
+	for _, b := range broken {
+		t.Run(b.name, func(t *testing.T) {
+			var stats modelStats
+			rec := runExpectingFailure(t, func(rt *rapid.T) { checkRunnextModel(rt, b.newQueue, &stats) })
+			if !rec.Failed() {
+				t.Fatalf("rapid did not catch %q in %d cases", b.name, stats.cases)
+			}
+			if all := strings.Join(rec.errs, "\n"); !strings.Contains(all, b.reason) {
+				t.Fatalf("rapid failed on %q but not for the expected reason %q:\n%s", b.name, b.reason, all)
+			}
+			t.Logf("caught: %s", rec.firstErr())
+		})
+	}
+}

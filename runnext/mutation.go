@@ -1,0 +1,35 @@
+package runnext
+
+// A mutation is a seeded fault in the slot or the queue, for proving that
+// the checkers catch real bugs (DESIGN.md, bar item 8). In a normal build
+// the current mutation is the constant noMutation and every faulty branch
+// compiles away; under the build tag schedmutant a test selects one with
+// SetMutation.
+type mutation uint8
+
+const (
+	noMutation mutation = iota
+	// ThiefIgnoresDelay: a thief takes the runnext task as soon as it sees
+	// it, however fresh.
+	thiefIgnoresDelay
+	// DisplacedDropped: PutNext drops the task it displaces from the slot
+	// instead of queueing it at the ring's tail.
+	displacedDropped
+	// TakeWithoutCAS: the owner takes the runnext task by a load and a
+	// store, so a thief's CAS in between gives the task to both.
+	takeWithoutCAS
+	// EmptyMissesRunnext: Empty reads the ring and the slot once, without
+	// the re-check, so it can miss a task the owner moves from the slot to
+	// the ring while it looks.
+	emptyMissesRunnext
+)
+
+// mutationNames are the names tests, the kill matrix and the TLA+ mutant
+// configs (Runnext_mutant_<Name>.cfg) share.
+var mutationNames = [...]string{
+	noMutation:         "none",
+	thiefIgnoresDelay:  "ThiefIgnoresDelay",
+	displacedDropped:   "DisplacedDropped",
+	takeWithoutCAS:     "TakeWithoutCAS",
+	emptyMissesRunnext: "EmptyMissesRunnext",
+}

@@ -1,0 +1,248 @@
+package runnext
+
+import (
+	"time"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/lfq"
+)
+
+// cacheLine keeps the slot and seq, which the owner writes on every
+// PutNext, off the ring's head line, which every consumer CASes.
+const cacheLine = 64
+
+// Queue is a P's local run queue as the P holds it: the runnext Slot in
+// front of an lfq.Ring. The owner puts with PutNext (the slot; the task it
+// displaces goes to the ring's tail), Put and PutBatch (the ring), and gets
+// with Get (the slot first, then the ring); thieves steal with StealHalf.
+//
+// seq counts the owner's publications into the ring, so that Empty and a
+// thief can tell whether the owner added work while they looked (the
+// runtime re-reads runqtail for this; lfq does not export its tail). It
+// grows by 2 after each Put, PutBatch and StealHalf into the queue, and it
+// is odd while a PutNext moves a displaced task from the slot to the ring or
+// a Drain empties the queue: while it is odd thieves leave the slot alone
+// and Empty waits, so neither can see the moment when the displaced task is
+// in neither place.
+//
+// The zero value is an empty queue with the default steal delay. Owner
+// methods (PutNext, Put, PutBatch, Get, Drain, SetStealDelay) must be called
+// by one goroutine at a time, the P's current M; StealHalf, Empty and Len
+// may be called by any goroutine.
+type Queue[T any] struct {
+	next Slot[T]
+	seq  atomicx.Uint64
+	_    [cacheLine]byte
+	ring lfq.Ring[T]
+}
+
+// SetStealDelay sets how long a task must sit in the slot before a thief
+// may take it (see Slot.SetStealDelay). Call it before the queue is shared.
+// It panics if d is negative.
+func (q *Queue[T]) SetStealDelay(d time.Duration) {
+	if d < 0 {
+		panic("runnext: Queue.SetStealDelay called with a negative delay")
+	}
+	q.next.SetStealDelay(d)
+}
+
+// StealDelay returns the queue's steal delay.
+func (q *Queue[T]) StealDelay() time.Duration { return q.next.StealDelay() }
+
+// PutNext makes t the task the owner runs next, in the runnext slot. The
+// task it displaces from the slot, if any, goes to the ring's tail. If the
+// ring is full, the displaced task leaves instead with the ring's older half
+// as one batch, which PutNext appends to spill and returns, as lfq.Ring.Put
+// does: with spill == nil the result is nil exactly when nothing overflowed,
+// and spill = q.PutNext(t, spill[:0]) reuses a buffer. Owner only.
+//
+// PutNext panics if t is nil. It mirrors runqput with next=true, and
+// runqputslow when the ring is full.
+func (q *Queue[T]) PutNext(t *T, spill []*T) []*T {
+	if t == nil {
+		panic("runnext: Queue.PutNext called with a nil task")
+	}
+	if q.next.task.Load() == nil {
+		// Nothing to displace, and only the owner fills the slot.
+		if q.next.put(t) != nil {
+			panic("runnext: Queue.PutNext: the slot filled up under the owner: owner methods called concurrently")
+		}
+		return spill
+	}
+	q.seq.Add(1) // odd: a displaced task is on its way to the ring
+	if old := q.next.put(t); old != nil && mutant != displacedDropped {
+		spill = q.ring.Put(old, spill)
+	}
+	q.seq.Add(1)
+	return spill
+}
+
+// Put appends t at the ring's tail, as lfq.Ring.Put does, overflow included:
+// when the ring is full, its older half and t are appended to spill as one
+// batch and returned. Owner only. Put panics if t is nil. It mirrors runqput
+// with next=false.
+func (q *Queue[T]) Put(t *T, spill []*T) []*T {
+	if t == nil {
+		panic("runnext: Queue.Put called with a nil task")
+	}
+	spill = q.ring.Put(t, spill)
+	q.seq.Add(2)
+	return spill
+}
+
+// PutBatch appends as many tasks of ts as fit to the ring's tail, in order,
+// and returns how many it put; the caller keeps ts[n:]. Owner only.
+// PutBatch panics, having put nothing, if any task of ts is nil. It mirrors
+// runqputbatch.
+func (q *Queue[T]) PutBatch(ts []*T) int {
+	for _, t := range ts {
+		if t == nil {
+			panic("runnext: Queue.PutBatch called with a nil task")
+		}
+	}
+	n := q.ring.PutBatch(ts)
+	if n > 0 {
+		q.seq.Add(2)
+	}
+	return n
+}
+
+// Get removes and returns the task to run next: the runnext task if there
+// is one, with inheritTime true (it runs in the current time slice), else
+// the ring's oldest task with inheritTime false; nil if the queue is empty.
+// Owner only. It mirrors runqget.
+func (q *Queue[T]) Get() (t *T, inheritTime bool) {
+	if t := q.next.Take(); t != nil {
+		return t, true
+	}
+	return q.ring.Get(), false
+}
+
+// Drain removes every task and appends them to dst, the runnext task first
+// and then the ring's oldest first, and returns dst. Owner only. It mirrors
+// runqdrain.
+func (q *Queue[T]) Drain(dst []*T) []*T {
+	q.seq.Add(1) // odd: the slot is emptied before the ring; nobody may call the queue empty in between
+	if t := q.next.Take(); t != nil {
+		dst = append(dst, t)
+	}
+	dst = q.ring.Drain(dst)
+	q.seq.Add(1)
+	return dst
+}
+
+// StealHalf steals from q for a thief that owns dst: the older half of q's
+// ring, rounded up, into dst's ring, returning one of the stolen tasks (the
+// newest) for the thief to run. Only when the ring gives nothing and
+// stealNext is set does it take q's runnext task, and only once that task
+// has sat in the slot for the steal delay; a thief that finds it too fresh
+// sleeps for the rest of the delay (atomicx.Sleep) and looks again, at the
+// ring first. It returns nil when it found nothing to steal: q was empty, or
+// held only a runnext task and stealNext was false. An executor sets
+// stealNext only on its last pass over the victims.
+//
+// StealHalf returns nil with stealNext set only if q was empty at some
+// instant during the call, and takes the runnext task only if the ring was
+// empty at some instant while that task sat in the slot.
+//
+// Any goroutine may steal from q, but dst must be a queue the caller owns,
+// not q, holding at most lfq.Size/2 tasks in its ring; StealHalf panics
+// otherwise. It mirrors runqsteal with runqgrab (stealRunNextG).
+func (q *Queue[T]) StealHalf(dst *Queue[T], stealNext bool) *T {
+	if dst == nil {
+		panic("runnext: Queue.StealHalf called with a nil destination")
+	}
+	if dst == q {
+		panic("runnext: Queue.StealHalf called with the victim as destination")
+	}
+	if dst.ring.Len() > lfq.Size/2 {
+		panic("runnext: Queue.StealHalf: destination ring holds more than lfq.Size/2 tasks")
+	}
+	for {
+		seq := q.seq.Load()
+		if t := q.ring.StealHalf(&dst.ring); t != nil {
+			dst.seq.Add(2) // the rest of the half is published in dst's ring
+			return t
+		}
+		if !stealNext {
+			return nil
+		}
+		t := q.next.task.Load()
+		if t == nil {
+			// The ring and the slot looked empty one after the other. As in
+			// Empty, that means empty only if the owner published nothing
+			// in between.
+			if seq&1 != 0 {
+				awaitOwner()
+			} else if q.ring.Len() == 0 && q.seq.Load() == seq {
+				return nil
+			}
+			continue
+		}
+		if wait := q.next.remaining(); wait > 0 {
+			atomicx.Sleep(wait)
+			continue // look at the ring again: the owner may have displaced t
+		}
+		if q.seq.Load()&1 != 0 {
+			awaitOwner() // a displacement or a Drain is in flight
+			continue
+		}
+		if q.ring.Len() != 0 {
+			continue // the owner put work in the ring: steal that instead
+		}
+		if q.next.task.CompareAndSwap(t, nil) {
+			return t
+		}
+		// The owner took t or put another: start over.
+	}
+}
+
+// Empty reports whether q holds no task, the runnext slot included. It
+// never reports true spuriously: q was empty at some instant during the
+// call. Any goroutine may call it. It mirrors runqempty, with seq in the
+// place of the runtime's re-read of runqtail: the ring and the slot are
+// read between two reads of seq, and the answer stands only if the owner
+// published nothing in between; otherwise Empty looks again.
+func (q *Queue[T]) Empty() bool {
+	if mutant == emptyMissesRunnext {
+		// One look, no re-check: the owner can kick the runnext task into the
+		// ring and take a new one between the two reads.
+		return q.ring.Len() == 0 && q.next.task.Load() == nil
+	}
+	for {
+		seq := q.seq.Load()
+		if seq&1 != 0 {
+			awaitOwner() // the owner is moving a task
+			continue
+		}
+		if q.ring.Len() != 0 || q.next.task.Load() != nil || q.ring.Len() != 0 {
+			return false
+		}
+		if q.seq.Load() == seq {
+			return true
+		}
+	}
+}
+
+// awaitOwner lets the owner finish the move that made seq odd: a few
+// atomic operations of its own, so the wait is short. It sleeps 1ns, which
+// in a real build returns after a few hundred nanoseconds (0.3µs in a probe
+// on the development machine, where runtime.Gosched took 60ns); on the
+// explorer's virtual clock a sleeper runs again only after every runnable
+// thread has run or blocked, so the owner moves on, where a plain yield
+// (Sleep(0)) would let two waiters hand the turn to each other forever.
+func awaitOwner() { atomicx.Sleep(time.Nanosecond) }
+
+// Len returns the number of tasks in q: the ring's plus one for a runnext
+// task. It is exact when no other goroutine uses q; under concurrent steals
+// it reads the ring and the slot at two instants, so it is a hint, as the
+// runtime's runqlen is. Any goroutine may call it.
+func (q *Queue[T]) Len() int {
+	n := q.ring.Len()
+	if q.next.task.Load() != nil {
+		n++
+	}
+	return n
+}
+
+var _ Queue[struct{}]

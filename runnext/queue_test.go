@@ -1,0 +1,258 @@
+package runnext_test
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/lfq"
+	"github.com/schedkit/schedkit/runnext"
+)
+
+// Bar item 1 for the queue: the slot in front of an lfq ring.
+
+// getAll gets until the queue is empty, returning the tasks and, for each,
+// whether it inherited the time slice.
+func getAll(q *runnext.Queue[int]) ([]int, []bool) {
+	var got []int
+	var inherit []bool
+	for {
+		t, inh := q.Get()
+		if t == nil {
+			return got, inherit
+		}
+		got = append(got, *t)
+		inherit = append(inherit, inh)
+	}
+}
+
+func TestZeroQueueIsEmptyAndUsable(t *testing.T) {
+	var q, dst runnext.Queue[int]
+	assert.True(t, q.Empty())
+	assert.Equal(t, 0, q.Len())
+	got, inh := q.Get()
+	assert.Nil(t, got)
+	assert.False(t, inh)
+	assert.Empty(t, q.Drain(nil))
+	assert.Nil(t, q.StealHalf(&dst, false))
+	assert.Nil(t, q.StealHalf(&dst, true), "nothing to steal: no waiting either")
+	assert.Equal(t, runnext.StealDelay, q.StealDelay())
+
+	x := item(7)
+	assert.Nil(t, q.PutNext(x, nil))
+	assert.False(t, q.Empty())
+	assert.Equal(t, 1, q.Len())
+	got, inh = q.Get()
+	assert.Same(t, x, got)
+	assert.True(t, inh)
+}
+
+// TestPutNextSendsTheDisplacedToTheTail: runqput(next=true) kicks the old
+// runnext task behind everything already queued.
+func TestPutNextSendsTheDisplacedToTheTail(t *testing.T) {
+	var q runnext.Queue[int]
+	require.Nil(t, q.Put(item(1), nil))
+	require.Nil(t, q.Put(item(2), nil))
+	require.Nil(t, q.PutNext(item(10), nil))
+	require.Nil(t, q.PutNext(item(11), nil), "displacing 10 into a ring with room spills nothing")
+	require.Nil(t, q.Put(item(3), nil))
+	require.Nil(t, q.PutNext(item(12), nil))
+	assert.Equal(t, 6, q.Len())
+
+	got, inherit := getAll(&q)
+	assert.Equal(t, []int{12, 1, 2, 10, 3, 11}, got)
+	assert.Equal(t, []bool{true, false, false, false, false, false}, inherit, "only the runnext task inherits the time slice")
+	assert.True(t, q.Empty())
+}
+
+func TestPutNextIntoAFullRingHandsBackTheOverflow(t *testing.T) {
+	var q runnext.Queue[int]
+	require.Equal(t, lfq.Size, q.PutBatch(items(0, lfq.Size)))
+	require.Nil(t, q.PutNext(item(1000), nil), "the slot was empty: no displacement")
+	spill := q.PutNext(item(1001), nil)
+
+	require.Len(t, spill, lfq.OverflowLen)
+	assert.Equal(t, append(seq(0, lfq.Size/2), 1000), vals(spill), "the older half of the ring, then the displaced task")
+	assert.Equal(t, lfq.Size/2+1, q.Len())
+	got := q.Drain(nil)
+	assert.Equal(t, append([]int{1001}, seq(lfq.Size/2, lfq.Size/2)...), vals(got))
+}
+
+func TestPutOverflowAppendsToSpill(t *testing.T) {
+	var q runnext.Queue[int]
+	q.PutBatch(items(0, lfq.Size))
+	buf := []*int{item(-1)}
+	out := q.Put(item(999), buf)
+	require.Len(t, out, 1+lfq.OverflowLen)
+	assert.Equal(t, -1, *out[0])
+	assert.Equal(t, 999, *out[len(out)-1])
+}
+
+func TestNilTasksPanicNamingTheCall(t *testing.T) {
+	var q runnext.Queue[int]
+	x := item(1)
+	q.PutNext(x, nil)
+	assert.PanicsWithValue(t, "runnext: Queue.PutNext called with a nil task", func() { q.PutNext(nil, nil) })
+	assert.PanicsWithValue(t, "runnext: Queue.Put called with a nil task", func() { q.Put(nil, nil) })
+	batch := items(0, 3)
+	batch[2] = nil
+	assert.PanicsWithValue(t, "runnext: Queue.PutBatch called with a nil task", func() { q.PutBatch(batch) })
+	assert.Equal(t, 1, q.Len(), "refused puts put nothing")
+	got, _ := q.Get()
+	assert.Same(t, x, got)
+	assert.PanicsWithValue(t, "runnext: Queue.SetStealDelay called with a negative delay", func() { q.SetStealDelay(-time.Second) })
+}
+
+func TestPutBatchPutsWhatFits(t *testing.T) {
+	var q runnext.Queue[int]
+	q.PutNext(item(-1), nil)
+	n := q.PutBatch(items(0, 300))
+	assert.Equal(t, lfq.Size, n, "the runnext task takes no ring room")
+	assert.Equal(t, 0, q.PutBatch(items(500, 2)))
+	assert.Equal(t, 0, q.PutBatch(nil))
+	assert.Equal(t, append([]int{-1}, seq(0, lfq.Size)...), vals(q.Drain(nil)))
+}
+
+func TestDrainTakesRunnextFirst(t *testing.T) {
+	var q runnext.Queue[int]
+	q.PutBatch(items(0, 3))
+	q.PutNext(item(9), nil)
+	prefix := []*int{item(-1)}
+	assert.Equal(t, []int{-1, 9, 0, 1, 2}, vals(q.Drain(prefix)))
+	assert.True(t, q.Empty())
+	assert.Empty(t, q.Drain(nil))
+}
+
+func TestEmptyAndLen(t *testing.T) {
+	var q runnext.Queue[int]
+	assert.True(t, q.Empty())
+	q.PutNext(item(1), nil)
+	assert.False(t, q.Empty(), "a runnext task alone makes the queue non-empty")
+	q.Get()
+	assert.True(t, q.Empty())
+	q.Put(item(2), nil)
+	assert.False(t, q.Empty())
+	assert.Equal(t, 1, q.Len())
+	q.PutNext(item(3), nil)
+	assert.Equal(t, 2, q.Len())
+	assert.Equal(t, uint64(0), runnext.Seq(&q)%2, "no move in flight")
+}
+
+func TestStealHalfTakesTheRingFirst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var victim, thief runnext.Queue[int]
+		victim.PutBatch(items(0, 5))
+		x := item(100)
+		victim.PutNext(x, nil)
+		time.Sleep(runnext.StealDelay) // x is old enough to steal, but the ring comes first
+		got := victim.StealHalf(&thief, true)
+		require.NotNil(t, got)
+		assert.Equal(t, 2, *got, "the newest of the older half (3 of 5) runs")
+		assert.Equal(t, []int{0, 1}, vals(thief.Drain(nil)))
+		assert.Same(t, x, runnext.Next(&victim), "runnext untouched while the ring has work")
+		assert.Equal(t, 3, victim.Len())
+	})
+}
+
+// TestStealHalfRunnextOnlyOnTheLastPass: with the ring empty, a steal that
+// may not take runnext gets nothing at once; one that may waits out the
+// delay and takes it.
+func TestStealHalfRunnextOnlyOnTheLastPass(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var victim, thief runnext.Queue[int]
+		x := item(1)
+		victim.PutNext(x, nil)
+		var got *int
+		assert.Zero(t, elapsed(func() { got = victim.StealHalf(&thief, false) }))
+		assert.Nil(t, got)
+		assert.Equal(t, runnext.StealDelay, elapsed(func() { got = victim.StealHalf(&thief, true) }))
+		assert.Same(t, x, got)
+		assert.True(t, victim.Empty())
+		assert.True(t, thief.Empty(), "a stolen runnext task is returned, not queued")
+	})
+}
+
+func TestStealHalfWithZeroDelayTakesRunnextAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var victim, thief runnext.Queue[int]
+		victim.SetStealDelay(0)
+		assert.Zero(t, victim.StealDelay())
+		x := item(1)
+		victim.PutNext(x, nil)
+		var got *int
+		assert.Zero(t, elapsed(func() { got = victim.StealHalf(&thief, true) }))
+		assert.Same(t, x, got)
+	})
+}
+
+// TestStealHalfWaitsThenFindsTheDisplaced: while the thief waits for a fresh
+// runnext task, the owner displaces it into the ring; the thief, looking
+// again, steals it from the ring (it is no longer the runnext task) and
+// leaves the new one alone.
+func TestStealHalfWaitsThenFindsTheDisplaced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var victim, thief runnext.Queue[int]
+		a, b := item(1), item(2)
+		victim.PutNext(a, nil)
+		stolen := make(chan *int)
+		go func() { stolen <- victim.StealHalf(&thief, true) }()
+		synctest.Wait()
+		require.Nil(t, victim.PutNext(b, nil))
+		start := atomicx.Nanotime()
+		assert.Same(t, a, <-stolen)
+		assert.Equal(t, int64(runnext.StealDelay), atomicx.Nanotime()-start, "stolen when the thief woke")
+		assert.Same(t, b, runnext.Next(&victim))
+		assert.Equal(t, 1, victim.Len())
+	})
+}
+
+// TestStealHalfOwnerWinsTheRace: the owner runs its runnext task within the
+// delay; the thief gets nothing and returns once it finds the queue empty.
+func TestStealHalfOwnerWinsTheRace(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var victim, thief runnext.Queue[int]
+		a := item(1)
+		victim.PutNext(a, nil)
+		stolen := make(chan *int)
+		go func() { stolen <- victim.StealHalf(&thief, true) }()
+		synctest.Wait()
+		got, inh := victim.Get()
+		assert.Same(t, a, got)
+		assert.True(t, inh)
+		assert.Nil(t, <-stolen)
+	})
+}
+
+func TestStealHalfMisusePanics(t *testing.T) {
+	var q, full runnext.Queue[int]
+	q.PutBatch(items(0, 4))
+	assert.PanicsWithValue(t, "runnext: Queue.StealHalf called with a nil destination", func() { q.StealHalf(nil, true) })
+	assert.PanicsWithValue(t, "runnext: Queue.StealHalf called with the victim as destination", func() { q.StealHalf(&q, true) })
+	full.PutBatch(items(100, lfq.Size/2+1))
+	assert.PanicsWithValue(t, "runnext: Queue.StealHalf: destination ring holds more than lfq.Size/2 tasks", func() { q.StealHalf(&full, false) })
+	assert.Equal(t, 4, q.Len(), "a refused steal takes nothing")
+	assert.Equal(t, lfq.Size/2+1, full.Len())
+	full.Get()
+	require.NotNil(t, q.StealHalf(&full, false), "exactly lfq.Size/2 in the destination is allowed")
+}
+
+func TestOwnerHotPathsDoNotAllocate(t *testing.T) {
+	var q runnext.Queue[int]
+	x, y := item(1), item(2)
+	q.Put(y, nil)
+	allocs := testing.AllocsPerRun(1000, func() {
+		q.PutNext(x, nil)
+		q.Get()
+	})
+	assert.Zero(t, allocs)
+	var s runnext.Slot[int]
+	allocs = testing.AllocsPerRun(1000, func() {
+		s.Put(x)
+		s.Take()
+	})
+	assert.Zero(t, allocs)
+}

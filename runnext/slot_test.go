@@ -1,0 +1,201 @@
+package runnext_test
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/runnext"
+)
+
+// Bar item 1 for the slot. Every test of the steal delay runs in a
+// testing/synctest bubble: time.Sleep, and so atomicx.Sleep, waits on the
+// bubble's fake clock, which moves only when every goroutine of the bubble
+// is blocked, so nothing here sleeps for real and every elapsed time is
+// exact.
+
+// items returns n distinct tasks numbered from first.
+func items(first, n int) []*int {
+	out := make([]*int, n)
+	for i := range out {
+		v := first + i
+		out[i] = &v
+	}
+	return out
+}
+
+func item(v int) *int { return &v }
+
+func vals(ps []*int) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = *p
+	}
+	return out
+}
+
+func seq(first, n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = first + i
+	}
+	return out
+}
+
+// elapsed runs f and returns how far atomicx.Nanotime moved meanwhile.
+func elapsed(f func()) time.Duration {
+	start := atomicx.Nanotime()
+	f()
+	return time.Duration(atomicx.Nanotime() - start)
+}
+
+// TestNanotimeInsideSynctestBubble checks what every delay test relies on:
+// inside a bubble atomicx.Nanotime follows the fake clock exactly. It is
+// time.Since of a package-level epoch taken outside any bubble; inside one
+// time.Now has no monotonic reading, so the difference is the fake wall
+// clock (which starts at 2000-01-01 UTC) minus the real epoch: a large
+// negative number that moves with the fake clock, never with real time.
+// Differences are all the slot uses, so that is enough; a component that
+// took 0 or a negative reading to mean "unset" would break here.
+func TestNanotimeInsideSynctestBubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		t0 := atomicx.Nanotime()
+		t1 := atomicx.Nanotime()
+		assert.Equal(t, t0, t1, "the fake clock stands still while the goroutine runs")
+		time.Sleep(5 * time.Microsecond)
+		assert.Equal(t, int64(5*time.Microsecond), atomicx.Nanotime()-t0, "it moves by exactly the fake sleep")
+		atomicx.Sleep(time.Hour)
+		assert.Equal(t, int64(time.Hour+5*time.Microsecond), atomicx.Nanotime()-t0, "atomicx.Sleep is the bubble's sleep")
+		t.Logf("atomicx.Nanotime inside the bubble: %d (negative: fake wall clock minus the real epoch)", t0)
+	})
+}
+
+func TestZeroSlotIsEmptyAndUsable(t *testing.T) {
+	var s runnext.Slot[int]
+	assert.True(t, s.Empty())
+	assert.Nil(t, s.Take())
+	assert.Nil(t, s.Steal(), "an empty slot gives a thief nothing, at once")
+	assert.Equal(t, runnext.StealDelay, s.StealDelay())
+	assert.Equal(t, 3*time.Microsecond, runnext.StealDelay)
+
+	x := item(7)
+	assert.Nil(t, s.Put(x))
+	assert.False(t, s.Empty())
+	assert.Same(t, x, s.Take())
+	assert.True(t, s.Empty())
+}
+
+func TestSlotPutIsLIFOAndHandsBackTheDisplaced(t *testing.T) {
+	var s runnext.Slot[int]
+	a, b, c := item(1), item(2), item(3)
+	assert.Nil(t, s.Put(a))
+	assert.Same(t, a, s.Put(b), "the older task is handed back for the ring's tail")
+	assert.Same(t, b, s.Put(c))
+	assert.Same(t, c, s.Take(), "the newest task runs next")
+	assert.Nil(t, s.Take())
+}
+
+func TestSlotPutNilPanicsNamingTheCall(t *testing.T) {
+	var s runnext.Slot[int]
+	x := item(1)
+	s.Put(x)
+	assert.PanicsWithValue(t, "runnext: Slot.Put called with a nil task", func() { s.Put(nil) })
+	assert.Same(t, x, s.Take(), "a refused put leaves the slot as it was")
+}
+
+func TestSetStealDelay(t *testing.T) {
+	var s runnext.Slot[int]
+	assert.PanicsWithValue(t, "runnext: Slot.SetStealDelay called with a negative delay", func() { s.SetStealDelay(-1) })
+	assert.Equal(t, runnext.StealDelay, s.StealDelay(), "a refused delay changes nothing")
+	s.SetStealDelay(0)
+	assert.Equal(t, time.Duration(0), s.StealDelay())
+	s.SetStealDelay(10 * time.Microsecond)
+	assert.Equal(t, 10*time.Microsecond, s.StealDelay())
+}
+
+func TestSlotRecordsThePutTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var s runnext.Slot[int]
+		before := atomicx.Nanotime()
+		s.Put(item(1))
+		assert.Equal(t, before, runnext.PutTime(&s))
+		time.Sleep(time.Microsecond)
+		s.Put(item(2))
+		assert.Equal(t, before+int64(time.Microsecond), runnext.PutTime(&s), "each put restamps")
+	})
+}
+
+// TestSlotStealWaitsOutTheDelay: a fresh task is stolen exactly when it has
+// sat for the delay; an old one at once.
+func TestSlotStealWaitsOutTheDelay(t *testing.T) {
+	for _, d := range []time.Duration{0, time.Nanosecond, time.Microsecond, runnext.StealDelay, time.Millisecond} {
+		synctest.Test(t, func(t *testing.T) {
+			var s runnext.Slot[int]
+			if d != runnext.StealDelay {
+				s.SetStealDelay(d)
+			}
+			x := item(1)
+			s.Put(x)
+			var got *int
+			assert.Equal(t, d, elapsed(func() { got = s.Steal() }), "delay %v: the thief waits the whole delay", d)
+			assert.Same(t, x, got)
+
+			s.Put(x)
+			time.Sleep(d + time.Microsecond)
+			assert.Zero(t, elapsed(func() { got = s.Steal() }), "delay %v: an old task is taken at once", d)
+			assert.Same(t, x, got)
+		})
+	}
+}
+
+// TestSlotStealPartWay: a task that has already sat for part of the delay
+// costs the thief only the rest.
+func TestSlotStealPartWay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var s runnext.Slot[int]
+		x := item(1)
+		s.Put(x)
+		time.Sleep(time.Microsecond)
+		var got *int
+		assert.Equal(t, runnext.StealDelay-time.Microsecond, elapsed(func() { got = s.Steal() }))
+		assert.Same(t, x, got)
+	})
+}
+
+// TestSlotOwnerTakesWhileThiefWaits: the owner runs its task inside the
+// delay; the waiting thief then finds the slot empty and gets nothing.
+func TestSlotOwnerTakesWhileThiefWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var s runnext.Slot[int]
+		x := item(1)
+		s.Put(x)
+		stolen := make(chan *int)
+		go func() { stolen <- s.Steal() }()
+		synctest.Wait() // the thief sleeps out the delay
+		assert.Same(t, x, s.Take())
+		start := atomicx.Nanotime()
+		assert.Nil(t, <-stolen)
+		assert.Equal(t, int64(runnext.StealDelay), atomicx.Nanotime()-start, "the thief looked again after the delay")
+	})
+}
+
+// TestSlotThiefWaitsForAReplacement: while the thief waits for one task the
+// owner replaces it; the thief then waits for the new task's own delay.
+func TestSlotThiefWaitsForAReplacement(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var s runnext.Slot[int]
+		a, b := item(1), item(2)
+		start := atomicx.Nanotime()
+		s.Put(a)
+		stolen := make(chan *int)
+		go func() { stolen <- s.Steal() }()
+		time.Sleep(time.Microsecond)
+		assert.Same(t, a, s.Put(b)) // the owner would queue a at its ring's tail
+		assert.Same(t, b, <-stolen)
+		assert.Equal(t, int64(time.Microsecond+runnext.StealDelay), atomicx.Nanotime()-start,
+			"b, put 1µs in, is stolen when it has sat for the whole delay")
+	})
+}
