@@ -1,0 +1,85 @@
+//go:build schedmutant
+
+package stealing_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/stealing"
+)
+
+// Bar item 8: every seeded mutation of stealing (stealing/mutation.go)
+// against every checker, through internal/killmatrix: each cell runs in a
+// child process, because a mutant may crash a harness (StealsFromSelf
+// makes runnext panic) or spin forever.
+//
+// Run it with go test -tags schedcheck,schedmutant -run TestKillMatrix ./stealing/
+// (without schedcheck the explorer column reads n/a).
+
+// killConfig is stealing's matrix: its mutations against TLC's Steal
+// mutants and the four Go checkers, each run against the real Stealer with
+// the mutation selected.
+var killConfig = killmatrix.Config{
+	Component: "stealing",
+	CellTest:  "TestKillMatrixCell",
+	Spec:      "Steal",
+	TLADir:    "../proofs/tla",
+	Mutations: stealing.Mutations(),
+	Set:       stealing.SetMutation,
+	Checkers: []killmatrix.Checker{
+		{Name: "explorer", Run: killByExplorer},
+		{Name: "model", Run: killByModel},
+		{Name: "stress", Run: killByStress},
+		{Name: "linearize", Run: killByLinearize},
+	},
+}
+
+func killByExplorer(t *testing.T) error {
+	if _, err := explore.Explore(explore.Options{}, func() explore.Run { return explore.Run{} }); errors.Is(err, explore.ErrNoSchedcheck) {
+		return killmatrix.ErrNotApplicable
+	}
+	return exploreStealing(t)
+}
+
+func killByModel(t *testing.T) error {
+	var stats modelStats
+	rec := runExpectingFailure(t, func(rt *rapid.T) { checkStealingModel(rt, newRealStealerUT, &stats) })
+	if rec.Failed() {
+		return errors.New(rec.firstErr())
+	}
+	return nil
+}
+
+func killByStress(*testing.T) error {
+	for seed := range uint64(3) {
+		res := runStress(stressConfig{items: 50_000, procs: stressProcs, seed: seed, newS: newRealStressStealer})
+		if err := res.check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func killByLinearize(t *testing.T) error {
+	cfg := linDefaultConfig()
+	cfg.histories = 200
+	cfg.seed = 1
+	var st linStats
+	for h := range cfg.histories {
+		if _, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestKillMatrixCell is one cell, run only as a child of TestKillMatrix.
+func TestKillMatrixCell(t *testing.T) { killmatrix.Cell(t, killConfig) }
+
+func TestKillMatrix(t *testing.T) { killmatrix.Run(t, killConfig) }

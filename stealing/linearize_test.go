@@ -1,0 +1,540 @@
+package stealing_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/stretchr/testify/require"
+
+	"github.com/schedkit/schedkit/internal/linearize"
+	"github.com/schedkit/schedkit/runnext"
+	"github.com/schedkit/schedkit/stealing"
+)
+
+// Bar item 6: histories of a few Ps, each a goroutine that owns a real
+// runnext.Queue (steal delay 0) and runs Put, PutNext and Get on it and,
+// when it runs dry, the stealer's Steal, checked by porcupine against a
+// sequential spec of all the Ps' queues together.
+//
+// Every queue operation is recorded, the StealHalf calls a Steal makes
+// included (the queues' wrapper records them on the thief's client), and
+// after each Steal a zero-length StealDone carries the random numbers its
+// passes drew, the victims it visited and what it returned. In the spec a
+// StealHalf takes effect at one instant on the victim (the oldest tasks of
+// its ring, at least one and at most half rounded up, the newest of them
+// returned and the rest on their way to the thief's ring, where they appear
+// by the thief's next operation: see linState; or, with stealNext and an
+// empty ring, the runnext task; or nothing, only if there was nothing to
+// take), and a StealDone is legal only if the victims are those
+// the passes had to visit, in order: from the random numbers, the order of
+// the runtime's randomOrder, skipping the thief and the idle Ps, stealNext
+// on the last pass only, up to the first task found.
+//
+// Every identifier of this file but the tests starts with lin.
+
+// linKind names an operation.
+type linKind uint8
+
+const (
+	linPut linKind = iota
+	linPutNext
+	linGet
+	linStealHalf
+	linStealDone
+)
+
+var linKindNames = [...]string{"Put", "PutNext", "Get", "StealHalf", "StealDone"}
+
+// linNone is no task: an empty runnext slot, a nil result.
+const linNone = -1
+
+// linInput is an operation's input; p is the P whose goroutine ran it.
+type linInput struct {
+	kind      linKind
+	p         int
+	item      int         // Put, PutNext: the task
+	victim    int         // StealHalf: from whom, into p's queue
+	stealNext bool        // StealHalf
+	rs        []uint32    // StealDone: the random numbers its passes drew
+	visits    []stealCall // StealDone: the StealHalf calls it made, in order
+}
+
+// linOutput is an operation's output.
+type linOutput struct {
+	item    int  // Get, StealHalf, StealDone: the task, or linNone
+	inherit bool // Get
+}
+
+// linState is the spec's state: every P's ring and runnext task, and the
+// tasks a P's last StealHalf took for its ring but may not have published
+// there yet (pend). The slices are never written once made, so states
+// share them.
+//
+// pend is the window runqsteal has too: the victim's CAS takes the half,
+// then the thief copies nothing more but stores its own tail, which
+// publishes the half in its ring. In between, the half is in neither ring,
+// so another thief stealing from the first one can find its ring empty
+// after the victim's owner has seen its own ring shrink. The spec publishes
+// pend lazily: at the thief's next operation (which comes after its
+// StealHalf returned, so after the store), or when another P's StealHalf
+// from the thief could only have taken what it took from the published ring.
+type linState struct {
+	rings [][]int
+	next  []int
+	pend  [][]int
+}
+
+func linWith(s linState, p int, ring []int) linState {
+	rings := slices.Clone(s.rings)
+	rings[p] = ring
+	s.rings = rings
+	return s
+}
+
+func linWithNext(s linState, p, v int) linState {
+	next := slices.Clone(s.next)
+	next[p] = v
+	s.next = next
+	return s
+}
+
+func linWithPend(s linState, p int, pend []int) linState {
+	ps := slices.Clone(s.pend)
+	ps[p] = pend
+	s.pend = ps
+	return s
+}
+
+// linPublish moves P p's pending tasks to its ring's tail.
+func linPublish(s linState, p int) linState {
+	if len(s.pend[p]) == 0 {
+		return s
+	}
+	return linWithPend(linWith(s, p, linAppend(s.rings[p], s.pend[p]...)), p, nil)
+}
+
+func linAppend(ring []int, items ...int) []int {
+	return append(ring[:len(ring):len(ring)], items...)
+}
+
+// linExpectedVisits is every StealHalf a Steal of thief p with the random
+// numbers rs must make if it finds nothing, pass after pass; a Steal that
+// finds a task makes a prefix of them. It follows the runtime's definition
+// (randomOrder), recomputed here: start r % n, stride the (r/n % count)-th
+// number in 1..n coprime with n.
+func linExpectedVisits(n, p int, idle []bool, rs []uint32) []stealCall {
+	strides := refCoprimes(n)
+	var out []stealCall
+	for try, r := range rs {
+		start, stride := int(r%uint32(n)), int(strides[r/uint32(n)%uint32(len(strides))])
+		for k := range n {
+			if v := (start + k*stride) % n; v != p && !idle[v] {
+				out = append(out, stealCall{victim: v, thief: p, stealNext: try == stealing.StealTries-1})
+			}
+		}
+	}
+	return out
+}
+
+// linStep returns the sequential spec over n Ps, of which idle are idle.
+func linStep(n int, idle []bool) func(state, input, output any) (bool, any) {
+	return func(state, input, output any) (bool, any) {
+		s, in, out := state.(linState), input.(linInput), output.(linOutput)
+		p := in.p
+		s = linPublish(s, p) // p's own earlier StealHalf has published, if it had not
+		switch in.kind {
+		case linPut:
+			return true, linWith(s, p, linAppend(s.rings[p], in.item))
+		case linPutNext:
+			if old := s.next[p]; old != linNone {
+				s = linWith(s, p, linAppend(s.rings[p], old))
+			}
+			return true, linWithNext(s, p, in.item)
+		case linGet:
+			switch {
+			case s.next[p] != linNone:
+				return out.item == s.next[p] && out.inherit, linWithNext(s, p, linNone)
+			case len(s.rings[p]) > 0:
+				return out.item == s.rings[p][0] && !out.inherit, linWith(s, p, s.rings[p][1:])
+			}
+			return out.item == linNone, s
+		case linStealHalf:
+			v, q := in.victim, s.rings[in.victim]
+			// The returned task is the newest taken, and the take is at most
+			// half the ring, rounded up: of the ring without v's pending
+			// tasks, or else with them, published.
+			k := slices.Index(q, out.item) + 1
+			if (k < 1 || k > len(q)-len(q)/2) && len(s.pend[v]) > 0 && out.item != linNone {
+				s = linPublish(s, v)
+				q = s.rings[v]
+				k = slices.Index(q, out.item) + 1
+			}
+			if len(q) > 0 {
+				if k < 1 || k > len(q)-len(q)/2 {
+					return false, s
+				}
+				s = linWith(s, v, q[k:])
+				return true, linWithPend(s, p, q[:k-1])
+			}
+			if in.stealNext && s.next[v] != linNone {
+				return out.item == s.next[v], linWithNext(s, v, linNone)
+			}
+			return out.item == linNone, s
+		case linStealDone:
+			all := linExpectedVisits(n, p, idle, in.rs)
+			if out.item == linNone {
+				return len(in.rs) == stealing.StealTries && slices.Equal(in.visits, all), s
+			}
+			// Found: a prefix of the visits, ending in the pass the last
+			// random number began, and at the first task found (the
+			// StealHalf ops say which call found it).
+			return len(in.visits) > 0 && len(in.visits) <= len(all) &&
+				slices.Equal(in.visits, all[:len(in.visits)]) &&
+				len(linExpectedVisits(n, p, idle, in.rs[:len(in.rs)-1])) < len(in.visits), s
+		}
+		panic(fmt.Sprintf("linStep: unknown operation %d", in.kind))
+	}
+}
+
+// linModel is the porcupine model of n empty Ps, of which idle are idle.
+func linModel(n int, idle []bool) porcupine.Model {
+	return porcupine.Model{
+		Init: func() any {
+			next := make([]int, n)
+			for i := range next {
+				next[i] = linNone
+			}
+			return linState{rings: make([][]int, n), next: next, pend: make([][]int, n)}
+		},
+		Step: linStep(n, idle),
+		Equal: func(a, b any) bool {
+			x, y := a.(linState), b.(linState)
+			return slices.Equal(x.next, y.next) && slices.EqualFunc(x.rings, y.rings, slices.Equal) &&
+				slices.EqualFunc(x.pend, y.pend, slices.Equal)
+		},
+		Hash: func(state any) uint64 {
+			s := state.(linState)
+			h := fnv.New64a()
+			var b []byte
+			for i, r := range s.rings {
+				b = binary.LittleEndian.AppendUint64(b, uint64(s.next[i])<<32|uint64(len(r))<<16|uint64(len(s.pend[i])))
+				for _, v := range r {
+					b = binary.LittleEndian.AppendUint64(b, uint64(v))
+				}
+				for _, v := range s.pend[i] {
+					b = binary.LittleEndian.AppendUint64(b, uint64(v))
+				}
+			}
+			h.Write(b)
+			return h.Sum64()
+		},
+		DescribeOperation: func(input, output any) string {
+			in, out := input.(linInput), output.(linOutput)
+			switch in.kind {
+			case linPut, linPutNext:
+				return fmt.Sprintf("P%d %s(%d)", in.p, linKindNames[in.kind], in.item)
+			case linGet:
+				return fmt.Sprintf("P%d Get() -> %d, inheritTime %v", in.p, out.item, out.inherit)
+			case linStealHalf:
+				return fmt.Sprintf("P%d StealHalf(from P%d, stealNext=%v) -> %d", in.p, in.victim, in.stealNext, out.item)
+			}
+			return fmt.Sprintf("P%d Steal(r=%v) visited %v -> %d", in.p, in.rs, in.visits, out.item)
+		},
+		DescribeState: func(state any) string {
+			s := state.(linState)
+			var b strings.Builder
+			for i, r := range s.rings {
+				fmt.Fprintf(&b, "P%d: ring %v next %d pending %v; ", i, r, s.next[i], s.pend[i])
+			}
+			return b.String()
+		},
+	}
+}
+
+// linQ is a P's queue in a history: the real queue, its owner's recorder
+// client and its owner's log of StealHalf calls as a thief. Only the owner
+// steals into its queue, so only the owner touches c and visits.
+type linQ struct {
+	q      *runnext.Queue[int]
+	id     int
+	c      *linearize.Client
+	visits []stealCall
+}
+
+// StealHalf makes linQ a stealing.Queue: it records the call on the
+// thief's (dst's) client.
+func (w *linQ) StealHalf(dst *linQ, stealNext bool) *int {
+	dst.visits = append(dst.visits, stealCall{victim: w.id, thief: dst.id, stealNext: stealNext})
+	dst.c.Begin(linInput{kind: linStealHalf, p: dst.id, victim: w.id, stealNext: stealNext})
+	t := w.q.StealHalf(dst.q, stealNext)
+	dst.c.End(linOutput{item: linID(t)})
+	return t
+}
+
+func linID(p *int) int {
+	if p == nil {
+		return linNone
+	}
+	return *p
+}
+
+// linStealer is the stealer under test: the real one or a broken one.
+type linStealer interface {
+	Steal(self int, rand func() uint32) *int
+}
+
+type linNewStealer func(qs []*linQ, idle *stealing.IdleMask) (linStealer, error)
+
+func linNewReal(qs []*linQ, idle *stealing.IdleMask) (linStealer, error) {
+	return stealing.New(qs, idle)
+}
+
+func linNewHand(k knobs) linNewStealer {
+	return func(qs []*linQ, idle *stealing.IdleMask) (linStealer, error) { return newHandStealer(k, qs, idle) }
+}
+
+// linConfig describes a series of recorded histories.
+type linConfig struct {
+	histories int
+	ops       int // operations of each P's goroutine per history, Steals counted once
+	procs     int
+	seed      uint64
+	newS      linNewStealer
+	timeout   time.Duration // porcupine's limit per history
+}
+
+// linStats adds up what the histories exercised.
+type linStats struct {
+	histories, ops, concurrent                int
+	steals, found, lastPass, halves, idlePs   int
+	ringTakes, nextTakes, emptyHalves, stolen int
+	check                                     time.Duration
+}
+
+// runLinHistory records one history of cfg (number h) and checks it.
+//
+// A quarter of the time one P is idle for the whole history: its goroutine
+// does not run and its queue stays empty. Each other P's goroutine puts
+// tasks (PutNext as a spawn, or Put) while its queue is short, Gets, and
+// when a Get finds nothing, Steals; now and then it Steals anyway while
+// its ring holds little. The goroutines start together and the busy ones
+// spread their operations with yields, so that Steals overlap the owners'
+// operations.
+func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
+	rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8))
+	n := cfg.procs
+	idleList := make([]bool, n)
+	idle, err := stealing.NewIdleMask(n)
+	if err != nil {
+		panic(err)
+	}
+	if rng.IntN(4) == 0 {
+		p := rng.IntN(n)
+		idleList[p] = true
+		idle.Set(p)
+		st.idlePs++
+	}
+	rec := linearize.New(name)
+	qs := make([]*linQ, n)
+	for i := range qs {
+		q := new(runnext.Queue[int])
+		q.SetStealDelay(0)
+		qs[i] = &linQ{q: q, id: i, c: rec.Client(i)}
+	}
+	s, err := cfg.newS(qs, idle)
+	if err != nil {
+		panic(err)
+	}
+	active := 0
+	for _, b := range idleList {
+		if !b {
+			active++
+		}
+	}
+	ids := make([]int, n*cfg.ops)
+	for i := range ids {
+		ids[i] = i
+	}
+	var ready atomic.Int32
+	begin := func() {
+		for ready.Add(1); ready.Load() < int32(active); {
+			runtime.Gosched()
+		}
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for p := range n {
+		if idleList[p] {
+			continue
+		}
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8|uint64(p+1)))
+			w := qs[p]
+			// P p makes tasks p*ops .. p*ops+ops-1: a few ops each.
+			next := p * cfg.ops
+			// Some Ps make more than others, so that the others run dry.
+			makes := 1 + p%2
+			lastEmpty := false
+			var steals, found, last int
+			begin()
+			for range cfg.ops {
+				if rng.IntN(4) == 0 {
+					runtime.Gosched()
+				}
+				steal := lastEmpty || rng.IntN(10) == 0
+				switch r := rng.IntN(4); {
+				case !steal && r < makes && w.q.Len() < 32:
+					t := &ids[next]
+					next++
+					if rng.IntN(3) == 0 {
+						w.c.Begin(linInput{kind: linPut, p: p, item: *t})
+						w.q.Put(t, nil)
+					} else {
+						w.c.Begin(linInput{kind: linPutNext, p: p, item: *t})
+						w.q.PutNext(t, nil)
+					}
+					w.c.End(linOutput{item: linNone})
+					lastEmpty = false
+				case !steal:
+					w.c.Begin(linInput{kind: linGet, p: p})
+					t, inherit := w.q.Get()
+					w.c.End(linOutput{item: linID(t), inherit: inherit})
+					lastEmpty = t == nil
+				default:
+					var rs []uint32
+					from := len(w.visits)
+					t := s.Steal(p, func() uint32 {
+						r := rng.Uint32()
+						if rng.IntN(2) == 0 {
+							r %= uint32(4 * n * n) // small: every start and stride of a few Ps
+						}
+						rs = append(rs, r)
+						return r
+					})
+					w.c.Begin(linInput{kind: linStealDone, p: p, rs: rs, visits: slices.Clone(w.visits[from:])})
+					w.c.End(linOutput{item: linID(t)})
+					w.visits = w.visits[:0]
+					steals++
+					if t != nil {
+						found++
+						if len(rs) == stealing.StealTries {
+							last++
+						}
+					}
+					lastEmpty = false
+				}
+			}
+			mu.Lock()
+			st.steals += steals
+			st.found += found
+			st.lastPass += last
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+
+	res, err := rec.Check(linModel(n, idleList), cfg.timeout)
+	st.histories++
+	st.ops += res.Operations
+	st.concurrent += res.Concurrent
+	st.check += res.Elapsed
+	if ops, e := rec.Operations(); e == nil {
+		for _, op := range ops {
+			in, out := op.Input.(linInput), op.Output.(linOutput)
+			if in.kind != linStealHalf {
+				continue
+			}
+			st.halves++
+			if out.item == linNone {
+				st.emptyHalves++
+			} else {
+				st.stolen++
+			}
+		}
+	}
+	return res, err
+}
+
+func linDefaultConfig() linConfig {
+	cfg := linConfig{histories: 1000, ops: 40, procs: 4, seed: rand.Uint64(), newS: linNewReal, timeout: 30 * time.Second}
+	if testing.Short() {
+		cfg.histories = 150
+	}
+	return cfg
+}
+
+// TestLinearizable checks many short histories of 4 Ps stealing from each
+// other: every one must be linearizable with respect to linStep. A timeout
+// is a failure of its own kind, not a pass.
+func TestLinearizable(t *testing.T) {
+	cfg := linDefaultConfig()
+	t.Logf("seed %d", cfg.seed)
+	var st linStats
+	start := time.Now()
+	for h := range cfg.histories {
+		_, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
+		if errors.Is(err, linearize.ErrTimeout) {
+			t.Fatalf("history %d (seed %d): porcupine timed out: neither linearizable nor refuted: %v", h, cfg.seed, err)
+		}
+		if err != nil {
+			t.Fatalf("history %d (seed %d): %v", h, cfg.seed, err)
+		}
+	}
+	t.Logf("coverage: %d of %d operations overlapped another goroutine's; %d Steals (%d found a task, %d on the last pass), %d StealHalf calls (%d took a task, %d nothing); %d histories with an idle P",
+		st.concurrent, st.ops, st.steals, st.found, st.lastPass, st.halves, st.stolen, st.emptyHalves, st.idlePs)
+	require.Positive(t, st.found, "no Steal found a task")
+	require.Positive(t, st.steals-st.found, "every Steal found a task")
+	require.Positive(t, st.idlePs, "no history had an idle P")
+	t.Logf("porcupine: %v checking, %v in all", st.check.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	t.Logf("stealing linearizability: %d histories, %d operations, all linearizable", st.histories, st.ops)
+}
+
+// TestLinearizeCatchesBrokenStealers proves the check can fail: the same
+// harness, run with broken stealers, must produce an Illegal history and
+// its visualization.
+func TestLinearizeCatchesBrokenStealers(t *testing.T) {
+	cases := []struct {
+		name string
+		k    knobs
+	}{
+		{"visits the Ps in index order", knobs{indexOrder: true}},
+		{"runnext on every pass", knobs{nextEveryPass: true}},
+		{"skips the busy Ps", knobs{invertIdle: true}},
+		{"a stride not coprime with the P count", knobs{anyStride: true}},
+		{"loses the task it stole", knobs{dropsStolen: true}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := linDefaultConfig()
+			cfg.newS = linNewHand(tc.k)
+			var st linStats
+			for h := range 50 {
+				res, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
+				if err == nil {
+					continue
+				}
+				if res.File != "" {
+					t.Cleanup(func() { os.Remove(res.File) })
+				}
+				require.ErrorIs(t, err, linearize.ErrNotLinearizable, "a timeout is not a catch")
+				require.Equal(t, porcupine.Illegal, res.Outcome)
+				require.FileExists(t, res.File)
+				t.Logf("caught in history %d of seed %d (%d operations): %v", h, cfg.seed, res.Operations, err)
+				return
+			}
+			t.Fatalf("%d histories (%d operations) of a broken stealer were all linearizable (seed %d)", st.histories, st.ops, cfg.seed)
+		})
+	}
+}
