@@ -18,6 +18,12 @@
 //	BenchmarkContended         GOMAXPROCS goroutines consume one item per op: lfq with a ring
 //	                           each and stealing when empty, the peers with one shared queue
 //
+// globalq_test.go (batch get of 128, put/get, the put path's allocations),
+// runnext_test.go (a runnext put/take pair against an lfq put/get pair),
+// stealing_test.go (a four-pass steal over 8 and 64 Ps against an index-order
+// scan and one mutex queue) and spinning_test.go (Wakep against a sync.Cond
+// signal and a channel) do the same for the other components.
+//
 // Every benchmark has one sub-benchmark per implementation, named impl=NAME,
 // so benchstat can put them side by side: the lfq.Ring column is the base.
 // Besides ns/op (wall time) each reports cpu-ns/op, the CPU time the process

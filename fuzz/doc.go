@@ -19,8 +19,15 @@
 //
 // # Targets
 //
-//	FuzzRing   lfq.Ring: Put (with overflow), PutBatch, Get, Drain, Len,
-//	           StealHalf between 2 to 4 rings, and misuse that must panic
+//	FuzzRing      lfq.Ring: Put (with overflow), PutBatch, Get, Drain, Len,
+//	              StealHalf between 2 to 4 rings, and misuse that must panic
+//	FuzzRunnext   runnext.Slot and Queue in a synctest bubble: PutNext, Get,
+//	              steals before and after the delay, Empty, Drain
+//	FuzzGlobalQ   globalq.Queue fed by lfq overflow, batches back into rings,
+//	              schedule turns with the 1-in-61 tick
+//	FuzzStealing  stealing.Stealer over runnext queues: passes, victim order
+//	FuzzSpinning  spinning.Sched: Wakep, the spinning rule, drop and recheck,
+//	              parking and handoff
 //
 // # Seeds
 //
