@@ -13,6 +13,7 @@ import (
 	"github.com/schedkit/schedkit/globalq"
 	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/internal/proptest"
 )
 
 // Bar item 8: every seeded mutation of the queue (globalq/mutation.go)
@@ -50,9 +51,9 @@ func killByExplorer(t *testing.T) error {
 
 func killByModel(t *testing.T) error {
 	var stats modelStats
-	rec := runExpectingFailure(t, func(rt *rapid.T) { checkQueueModel(rt, newRealQueue, &stats) })
+	rec := proptest.ExpectFailure(t, func(rt *rapid.T) { checkQueueModel(rt, newRealQueue, &stats) })
 	if rec.Failed() {
-		first, _, _ := strings.Cut(strings.Join(rec.errs, "\n"), "\n")
+		first, _, _ := strings.Cut(strings.Join(rec.Errors(), "\n"), "\n")
 		return errors.New(first)
 	}
 	return nil

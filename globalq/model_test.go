@@ -1,16 +1,15 @@
 package globalq_test
 
 import (
-	"flag"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"pgregory.net/rapid"
 
 	"github.com/schedkit/schedkit/globalq"
+	"github.com/schedkit/schedkit/internal/proptest"
 )
 
 // queueUnderTest is the surface of a globalq.Queue[int] that the model test
@@ -351,86 +350,6 @@ func TestGlobalQModel(t *testing.T) {
 	t.Logf("globalq model: %d checks passed", stats.cases)
 }
 
-// failRecorder is a rapid.TB that records failures instead of failing the
-// enclosing test, so a test can assert that rapid.Check fails.
-type failRecorder struct {
-	name   string
-	mu     sync.Mutex
-	failed bool
-	errs   []string
-}
-
-// failNowSignal is what failRecorder.FailNow panics with; runExpectingFailure
-// recovers it.
-type failNowSignal struct{}
-
-func (f *failRecorder) Helper()                   {}
-func (f *failRecorder) Name() string              { return f.name }
-func (f *failRecorder) Logf(string, ...any)       {}
-func (f *failRecorder) Log(...any)                {}
-func (f *failRecorder) Skipf(string, ...any)      { f.SkipNow() }
-func (f *failRecorder) Skip(...any)               { f.SkipNow() }
-func (f *failRecorder) SkipNow()                  { f.Errorf("rapid skipped the check"); f.FailNow() }
-func (f *failRecorder) Error(args ...any)         { f.Errorf("%s", fmt.Sprint(args...)) }
-func (f *failRecorder) Fatal(args ...any)         { f.Error(args...); f.FailNow() }
-func (f *failRecorder) Fatalf(s string, a ...any) { f.Errorf(s, a...); f.FailNow() }
-func (f *failRecorder) FailNow()                  { f.Fail(); panic(failNowSignal{}) }
-
-func (f *failRecorder) Errorf(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failed = true
-	f.errs = append(f.errs, fmt.Sprintf(format, args...))
-}
-
-func (f *failRecorder) Fail() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failed = true
-}
-
-func (f *failRecorder) Failed() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.failed
-}
-
-// setFlag sets a command-line flag for the rest of the test.
-func setFlag(t *testing.T, name, value string) {
-	t.Helper()
-	fl := flag.Lookup(name)
-	if fl == nil {
-		t.Fatalf("no flag %s", name)
-	}
-	old := fl.Value.String()
-	if err := fl.Value.Set(value); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = fl.Value.Set(old) })
-}
-
-// runExpectingFailure runs rapid.Check(prop) on a failRecorder and returns
-// it. No fail file is written, shrinking is kept short, and up to 1000
-// cases are tried; rapid stops at the first failure.
-func runExpectingFailure(t *testing.T, prop func(*rapid.T)) *failRecorder {
-	t.Helper()
-	setFlag(t, "rapid.checks", "1000")
-	setFlag(t, "rapid.nofailfile", "true")
-	setFlag(t, "rapid.shrinktime", "5s")
-	rec := &failRecorder{name: t.Name()}
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				if _, ok := r.(failNowSignal); !ok {
-					panic(r)
-				}
-			}
-		}()
-		rapid.Check(rec, prop)
-	}()
-	return rec
-}
-
 // TestGlobalQModelCatchesBrokenQueue proves the model test can fail: each
 // broken queue must be reported by rapid, for the expected reason.
 func TestGlobalQModelCatchesBrokenQueue(t *testing.T) {
@@ -446,11 +365,11 @@ func TestGlobalQModelCatchesBrokenQueue(t *testing.T) {
 	for _, b := range broken {
 		t.Run(b.name, func(t *testing.T) {
 			var stats modelStats
-			rec := runExpectingFailure(t, func(rt *rapid.T) { checkQueueModel(rt, b.newQueue, &stats) })
+			rec := proptest.ExpectFailure(t, func(rt *rapid.T) { checkQueueModel(rt, b.newQueue, &stats) })
 			if !rec.Failed() {
 				t.Fatalf("rapid did not catch the broken queue %q in %d cases", b.name, stats.cases)
 			}
-			all := strings.Join(rec.errs, "\n")
+			all := strings.Join(rec.Errors(), "\n")
 			if !strings.Contains(all, b.reason) {
 				t.Fatalf("rapid failed on %q but not for the expected reason %q:\n%s", b.name, b.reason, all)
 			}

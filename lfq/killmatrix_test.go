@@ -12,6 +12,7 @@ import (
 
 	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/internal/proptest"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -50,9 +51,9 @@ func killByExplorer(t *testing.T) error {
 
 func killByModel(t *testing.T) error {
 	var stats ringModelStats
-	rec := runExpectingFailure(t, func(rt *rapid.T) { checkRingModel(rt, newRealRingUT, &stats) })
+	rec := proptest.ExpectFailure(t, func(rt *rapid.T) { checkRingModel(rt, newRealRingUT, &stats) })
 	if rec.Failed() {
-		first, _, _ := strings.Cut(strings.Join(rec.errs, "\n"), "\n")
+		first, _, _ := strings.Cut(strings.Join(rec.Errors(), "\n"), "\n")
 		return errors.New(first)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/internal/proptest"
 	"github.com/schedkit/schedkit/runnext"
 )
 
@@ -48,9 +49,9 @@ func killByExplorer(t *testing.T) error {
 
 func killByModel(t *testing.T) error {
 	var stats modelStats
-	rec := runExpectingFailure(t, func(rt *rapid.T) { checkRunnextModel(rt, newRealQ, &stats) })
+	rec := proptest.ExpectFailure(t, func(rt *rapid.T) { checkRunnextModel(rt, newRealQ, &stats) })
 	if rec.Failed() {
-		return errors.New(rec.firstErr())
+		return errors.New(rec.FirstError())
 	}
 	return nil
 }

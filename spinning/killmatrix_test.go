@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/internal/proptest"
 	"github.com/schedkit/schedkit/spinning"
 )
 
@@ -46,9 +47,9 @@ func killByExplorer(*testing.T) error {
 
 func killByModel(t *testing.T) error {
 	var stats spinStats
-	rec := runExpectingFailure(t, func(rt *rapid.T) { checkSpinningModel(rt, realImpl, &stats) })
+	rec := proptest.ExpectFailure(t, func(rt *rapid.T) { checkSpinningModel(rt, realImpl, &stats) })
 	if rec.Failed() {
-		first, _, _ := strings.Cut(strings.Join(rec.errs, "\n"), "\n")
+		first, _, _ := strings.Cut(strings.Join(rec.Errors(), "\n"), "\n")
 		return errors.New(first)
 	}
 	return nil

@@ -1,15 +1,14 @@
 package stealing_test
 
 import (
-	"flag"
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"github.com/schedkit/schedkit/internal/proptest"
 	"github.com/schedkit/schedkit/stealing"
 )
 
@@ -399,90 +398,6 @@ var brokenStealers = []struct {
 	{"loses the task it stole", newHand(knobs{dropsStolen: true}), "the model"},
 }
 
-// failRecorder is a rapid.TB that records failures instead of failing the
-// enclosing test, so a test can assert that rapid.Check fails.
-type failRecorder struct {
-	name   string
-	mu     sync.Mutex
-	failed bool
-	errs   []string
-}
-
-// failNowSignal is what failRecorder.FailNow panics with.
-type failNowSignal struct{}
-
-func (f *failRecorder) Helper()                   {}
-func (f *failRecorder) Name() string              { return f.name }
-func (f *failRecorder) Logf(string, ...any)       {}
-func (f *failRecorder) Log(...any)                {}
-func (f *failRecorder) Skipf(string, ...any)      { f.SkipNow() }
-func (f *failRecorder) Skip(...any)               { f.SkipNow() }
-func (f *failRecorder) SkipNow()                  { f.Errorf("rapid skipped the check"); f.FailNow() }
-func (f *failRecorder) Error(args ...any)         { f.Errorf("%s", fmt.Sprint(args...)) }
-func (f *failRecorder) Fatal(args ...any)         { f.Error(args...); f.FailNow() }
-func (f *failRecorder) Fatalf(s string, a ...any) { f.Errorf(s, a...); f.FailNow() }
-func (f *failRecorder) FailNow()                  { f.Fail(); panic(failNowSignal{}) }
-
-func (f *failRecorder) Errorf(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failed = true
-	f.errs = append(f.errs, fmt.Sprintf(format, args...))
-}
-
-func (f *failRecorder) Fail() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failed = true
-}
-
-func (f *failRecorder) Failed() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.failed
-}
-
-// firstErr is the first line of the first error recorded.
-func (f *failRecorder) firstErr() string {
-	first, _, _ := strings.Cut(strings.Join(f.errs, "\n"), "\n")
-	return first
-}
-
-// setFlag sets a command-line flag for the rest of the test.
-func setFlag(t *testing.T, name, value string) {
-	t.Helper()
-	fl := flag.Lookup(name)
-	if fl == nil {
-		t.Fatalf("no flag %s", name)
-	}
-	old := fl.Value.String()
-	if err := fl.Value.Set(value); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = fl.Value.Set(old) })
-}
-
-// runExpectingFailure runs rapid.Check(prop) on a failRecorder and returns
-// it: up to 1000 cases, no fail file, short shrinking.
-func runExpectingFailure(t *testing.T, prop func(*rapid.T)) *failRecorder {
-	t.Helper()
-	setFlag(t, "rapid.checks", "1000")
-	setFlag(t, "rapid.nofailfile", "true")
-	setFlag(t, "rapid.shrinktime", "5s")
-	rec := &failRecorder{name: t.Name()}
-	func() {
-		defer func() {
-			if r := recover(); r != nil {
-				if _, ok := r.(failNowSignal); !ok {
-					panic(r)
-				}
-			}
-		}()
-		rapid.Check(rec, prop)
-	}()
-	return rec
-}
-
 // TestHandStealerIsCorrectWithNoKnob runs the model on the hand-written
 // stealer with every knob off: it must pass, as the real one does.
 func TestHandStealerIsCorrectWithNoKnob(t *testing.T) {
@@ -496,14 +411,14 @@ func TestStealingModelCatchesBrokenStealers(t *testing.T) {
 	for _, b := range brokenStealers {
 		t.Run(b.name, func(t *testing.T) {
 			var stats modelStats
-			rec := runExpectingFailure(t, func(rt *rapid.T) { checkStealingModel(rt, b.newS, &stats) })
+			rec := proptest.ExpectFailure(t, func(rt *rapid.T) { checkStealingModel(rt, b.newS, &stats) })
 			if !rec.Failed() {
 				t.Fatalf("rapid did not catch %q in %d cases", b.name, stats.cases)
 			}
-			if all := strings.Join(rec.errs, "\n"); !strings.Contains(all, b.reason) {
+			if all := strings.Join(rec.Errors(), "\n"); !strings.Contains(all, b.reason) {
 				t.Fatalf("rapid failed on %q but not for the expected reason %q:\n%s", b.name, b.reason, all)
 			}
-			t.Logf("caught: %s", rec.firstErr())
+			t.Logf("caught: %s", rec.FirstError())
 		})
 	}
 }
