@@ -11,7 +11,6 @@ import (
 
 	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/internal/killmatrix"
-	"github.com/schedkit/schedkit/internal/proptest"
 	"github.com/schedkit/schedkit/runnext"
 )
 
@@ -49,7 +48,7 @@ func killByExplorer(t *testing.T) error {
 
 func killByModel(t *testing.T) error {
 	var stats modelStats
-	rec := proptest.ExpectFailure(t, func(rt *rapid.T) { checkRunnextModel(rt, newRealQ, &stats) })
+	rec := expectFailure(t, func(rt *rapid.T) { checkRunnextModel(rt, newRealQ, &stats) })
 	if rec.Failed() {
 		return errors.New(rec.FirstError())
 	}

@@ -436,7 +436,7 @@ func TestRunnextModelCatchesBrokenQueues(t *testing.T) {
 	for _, b := range broken {
 		t.Run(b.name, func(t *testing.T) {
 			var stats modelStats
-			rec := proptest.ExpectFailure(t, func(rt *rapid.T) { checkRunnextModel(rt, b.newQueue, &stats) })
+			rec := expectFailure(t, func(rt *rapid.T) { checkRunnextModel(rt, b.newQueue, &stats) })
 			if !rec.Failed() {
 				t.Fatalf("rapid did not catch %q in %d cases", b.name, stats.cases)
 			}
@@ -446,4 +446,12 @@ func TestRunnextModelCatchesBrokenQueues(t *testing.T) {
 			t.Logf("caught: %s", rec.FirstError())
 		})
 	}
+}
+
+// expectFailure is proptest.ExpectFailure inside a synctest bubble: the
+// model measures steal delays on the bubble's fake clock, which a run outside
+// a bubble would replace with real time.
+func expectFailure(t *testing.T, prop func(*rapid.T)) (rec *proptest.Recorder) {
+	synctest.Test(t, func(t *testing.T) { rec = proptest.ExpectFailure(t, prop) })
+	return rec
 }
