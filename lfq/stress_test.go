@@ -1,14 +1,13 @@
 package lfq_test
 
 import (
-	"errors"
-	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/schedkit/schedkit/internal/exactlyonce"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -194,37 +193,7 @@ func runStress(cfg stressConfig) *stressResult {
 // checkExactlyOnce reports, as an error, every id not consumed exactly once
 // (the first few of each kind and how many in all) and a total that differs
 // from len(counts).
-func checkExactlyOnce(counts []atomic.Int32) error {
-	var lost, dup []int
-	nLost, nDup, total := 0, 0, 0
-	for id := range counts {
-		c := int(counts[id].Load())
-		total += c
-		switch {
-		case c == 0:
-			nLost++
-			if len(lost) < 10 {
-				lost = append(lost, id)
-			}
-		case c > 1:
-			nDup++
-			if len(dup) < 10 {
-				dup = append(dup, id)
-			}
-		}
-	}
-	var errs []error
-	if nLost > 0 {
-		errs = append(errs, fmt.Errorf("%d items never consumed, first ids %v", nLost, lost))
-	}
-	if nDup > 0 {
-		errs = append(errs, fmt.Errorf("%d items consumed more than once, first ids %v", nDup, dup))
-	}
-	if total != len(counts) {
-		errs = append(errs, fmt.Errorf("%d consumptions of %d items", total, len(counts)))
-	}
-	return errors.Join(errs...)
-}
+func checkExactlyOnce(counts []atomic.Int32) error { return exactlyonce.Check(counts) }
 
 const stressThieves = 3
 

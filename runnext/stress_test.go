@@ -1,7 +1,6 @@
 package runnext_test
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedkit/schedkit/internal/exactlyonce"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -234,37 +234,7 @@ func runStress(cfg stressConfig) *stressResult {
 // checkExactlyOnce reports, as an error, every id not consumed exactly once
 // (the first few of each kind and how many in all) and a total that differs
 // from len(counts).
-func checkExactlyOnce(counts []atomic.Int32) error {
-	var lost, dup []int
-	nLost, nDup, total := 0, 0, 0
-	for id := range counts {
-		c := int(counts[id].Load())
-		total += c
-		switch {
-		case c == 0:
-			nLost++
-			if len(lost) < 10 {
-				lost = append(lost, id)
-			}
-		case c > 1:
-			nDup++
-			if len(dup) < 10 {
-				dup = append(dup, id)
-			}
-		}
-	}
-	var errs []error
-	if nLost > 0 {
-		errs = append(errs, fmt.Errorf("%d tasks never consumed, first ids %v", nLost, lost))
-	}
-	if nDup > 0 {
-		errs = append(errs, fmt.Errorf("%d tasks consumed more than once, first ids %v", nDup, dup))
-	}
-	if total != len(counts) {
-		errs = append(errs, fmt.Errorf("%d consumptions of %d tasks", total, len(counts)))
-	}
-	return errors.Join(errs...)
-}
+func checkExactlyOnce(counts []atomic.Int32) error { return exactlyonce.Check(counts) }
 
 const stressThieves = 3
 

@@ -1,7 +1,6 @@
 package spinning_test
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedkit/schedkit/internal/exactlyonce"
 	"github.com/schedkit/schedkit/lfq"
 	"github.com/schedkit/schedkit/spinning"
 )
@@ -434,32 +434,7 @@ func runSpinStress(cfg stressConfig) (*stressResult, error) {
 
 // checkExactlyOnce reports every id not run exactly once (the first few of
 // each kind and how many in all).
-func checkExactlyOnce(counts []atomic.Int32) error {
-	var lost, dup []int
-	nLost, nDup := 0, 0
-	for id := range counts {
-		switch c := counts[id].Load(); {
-		case c == 0:
-			nLost++
-			if len(lost) < 10 {
-				lost = append(lost, id)
-			}
-		case c > 1:
-			nDup++
-			if len(dup) < 10 {
-				dup = append(dup, id)
-			}
-		}
-	}
-	var errs []error
-	if nLost > 0 {
-		errs = append(errs, fmt.Errorf("%d tasks never run, first ids %v", nLost, lost))
-	}
-	if nDup > 0 {
-		errs = append(errs, fmt.Errorf("%d tasks run more than once, first ids %v", nDup, dup))
-	}
-	return errors.Join(errs...)
-}
+func checkExactlyOnce(counts []atomic.Int32) error { return exactlyonce.Check(counts) }
 
 func stressItems() int {
 	if testing.Short() {
@@ -496,7 +471,7 @@ func TestStressCheckerCatchesBrokenVariants(t *testing.T) {
 			if id%1000 == 999 {
 				c[id].Add(1)
 			}
-		}}, "run more than once"},
+		}}, "consumed more than once"},
 		{"the drop's re-check sees no work", stressImpl{blindWork: true}, "lost wakeup"},
 	}
 	for _, tc := range cases {

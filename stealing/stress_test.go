@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedkit/schedkit/internal/exactlyonce"
 	"github.com/schedkit/schedkit/runnext"
 	"github.com/schedkit/schedkit/stealing"
 )
@@ -313,32 +314,7 @@ func runStress(cfg stressConfig) *stressResult {
 
 // checkExactlyOnce reports every id not consumed exactly once (the first
 // few of each kind and how many in all).
-func checkExactlyOnce(counts []atomic.Int32) error {
-	var lost, dup []int
-	nLost, nDup := 0, 0
-	for id := range counts {
-		switch c := counts[id].Load(); {
-		case c == 0:
-			nLost++
-			if len(lost) < 10 {
-				lost = append(lost, id)
-			}
-		case c > 1:
-			nDup++
-			if len(dup) < 10 {
-				dup = append(dup, id)
-			}
-		}
-	}
-	var errs []error
-	if nLost > 0 {
-		errs = append(errs, fmt.Errorf("%d items never consumed, first ids %v", nLost, lost))
-	}
-	if nDup > 0 {
-		errs = append(errs, fmt.Errorf("%d items consumed more than once, first ids %v", nDup, dup))
-	}
-	return errors.Join(errs...)
-}
+func checkExactlyOnce(counts []atomic.Int32) error { return exactlyonce.Check(counts) }
 
 // check is the harness's verdict: the pass-shape findings, then the counts.
 func (r *stressResult) check() error {
