@@ -11,13 +11,15 @@ import (
 	"github.com/schedkit/schedkit/internal/killmatrix"
 )
 
-// A fake component: "strong" is caught by both checkers, "weak" by one, and
-// "crash" panics in the harness. TLADir has no specs, so TLC reads n/a.
+// A fake component: "strong" is caught by both deterministic checkers,
+// "weak" by one, "flaky" by one deterministic checker and the timing-dependent
+// one (not enough), and "crash" panics in the harness. TLADir has no specs, so
+// TLC reads n/a.
 var current = "none"
 
 func set(name string) (func(), error) {
 	switch name {
-	case "none", "strong", "weak", "crash":
+	case "none", "strong", "weak", "flaky", "crash":
 		old := current
 		current = name
 		return func() { current = old }, nil
@@ -34,7 +36,7 @@ func cfg(mutations ...string) killmatrix.Config {
 		Mutations: mutations,
 		Set:       set,
 		Checkers: []killmatrix.Checker{
-			{Name: "a", Run: func(*testing.T) error {
+			{Name: "a", Deterministic: true, Run: func(*testing.T) error {
 				if current == "crash" {
 					panic("harness broke")
 				}
@@ -43,9 +45,15 @@ func cfg(mutations ...string) killmatrix.Config {
 				}
 				return nil
 			}},
-			{Name: "b", Run: func(*testing.T) error {
+			{Name: "b", Deterministic: true, Run: func(*testing.T) error {
 				if current == "strong" {
 					return errors.New("b saw it")
+				}
+				return nil
+			}},
+			{Name: "timing", Run: func(*testing.T) error {
+				if current == "flaky" {
+					return errors.New("timing saw it")
 				}
 				return nil
 			}},
@@ -80,7 +88,15 @@ func TestRunFailsAMutantCaughtOnce(t *testing.T) {
 	rec := &recorder{TB: t}
 	killmatrix.Run(rec, cfg("strong", "weak"))
 	assert.Len(t, rec.errs, 1)
-	assert.Contains(t, strings.Join(rec.errs, ""), "mutation weak caught by 1 checkers")
+	assert.Contains(t, strings.Join(rec.errs, ""), "mutation weak caught by 1 deterministic checkers")
+}
+
+func TestRunDoesNotCountATimingDependentKill(t *testing.T) {
+	rec := &recorder{TB: t}
+	killmatrix.Run(rec, cfg("flaky"))
+	assert.Len(t, rec.errs, 1)
+	assert.Contains(t, strings.Join(rec.errs, ""), "mutation flaky caught by 1 deterministic checkers")
+	assert.Contains(t, strings.Join(rec.logs, ""), "2 (1)")
 }
 
 func TestRunCountsACrashAsCaught(t *testing.T) {
