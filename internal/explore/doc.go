@@ -76,13 +76,40 @@
 // scenario depends on something besides the schedule, and DFS reports
 // ErrNondeterministic.
 //
+// # Long mode and bound 3
+//
+// Long reports long mode: go test without -short, as the stress tests read
+// it (a million items there), unless SCHEDKIT_LONG=1 or 0 says otherwise.
+// A scenario that wants a deeper search where it can afford one sets
+// Options.LongBound, usually to LongBound (3): Bound applies under -short
+// (CI, the kill matrix) and LongBound in long mode, and Result.Bound and
+// the summary line say which ran. Each extra preemption multiplies the
+// executions by roughly the number of steps, so check the count of a
+// scenario at bound 3 before you ask for it.
+//
+// # Schedules from bytes: fuzzing the interleaving
+//
+// Mode Bytes runs one execution whose decisions come from Options.Decisions,
+// so go test -fuzz, by mutating those bytes, searches schedules with no
+// preemption bound (fuzz/ has a target per component). Only a scheduling
+// point with two or more runnable threads consumes a byte, b: the runnable
+// threads are listed in the default order (the thread that ran last first,
+// then the others in cyclic order after it), b&7 modulo their number picks
+// one, and b>>3 more such points continue it (fewer if it blocks or ends).
+// So 0x00 lets the running thread go on, 0x01 switches to the next one, and
+// 0xf9 switches and runs that thread through 31 further choices. When the
+// bytes are spent, the default choice runs every thread on until it blocks
+// or ends, as DFS and replay extend a schedule. The same bytes give the same
+// schedule; a failure reports it like any other, and SCHEDKIT_REPLAY or
+// Options.Replay replays it without the bytes.
+//
 // # Failures, traces and replay
 //
 // An execution fails when Check returns an error, a thread or Check panics
 // (*PanicError, with the stack), the threads deadlock (*DeadlockError), an
-// execution exceeds MaxSteps (ErrStepLimit), or a thread blocks outside the
-// explorer for 20 seconds (*StuckError: a channel, a sync.Mutex, time.Sleep).
-// Explore stops at the first failure and returns it in Result.Failure;
+// execution exceeds MaxSteps (ErrStepLimit), a thread blocks outside the
+// explorer for 20 seconds (*StuckError: a channel, a sync.Mutex, time.Sleep),
+// or the exploration runs past its Deadline (ErrDeadline). Explore stops at the first failure and returns it in Result.Failure;
 // Check fails the test with this report:
 //
 //	explore lostupdate: execution 2 failed: lost update: counter = 1
@@ -107,6 +134,23 @@
 // the other scenarios of the binary run as usual. A bare schedule replays
 // every scenario the binary runs, so select one with -run. Options.Replay
 // does the same from code.
+//
+// # Deadlines: nothing hangs
+//
+// Every exploration ends on its own, whatever the code under test does. An
+// execution that spins forever (a grab that retries without end, a livelock,
+// a spin loop with or without a yield) fails at Options.MaxSteps (10000 by
+// default) with ErrStepLimit; a thread that blocks outside atomicx fails
+// after 20 seconds with *StuckError. The whole exploration has a wall-clock
+// Options.Deadline (DefaultDeadline, 5 minutes; Check keeps it within nine
+// tenths of what is left of the test binary's -timeout): past it, the
+// exploration fails with ErrDeadline, the schedule and trace of the
+// execution in progress and its replay line, where a bound too big for the
+// scenario or very slow spinning would otherwise meet the binary's timeout
+// with nothing said. If build or Check themselves hang, the explorer cannot
+// report; a watchdog (internal/watchdog) then ends the process two minutes
+// after the deadline, printing where the explorer was (the execution, and
+// its schedule if Check hangs) and every goroutine's stack.
 //
 // # Writing a scenario
 //
@@ -153,6 +197,25 @@
 // Goroutines are told apart by their runtime descriptor, read in a few
 // nanoseconds by getg_amd64.s and getg_arm64.s; other architectures parse
 // runtime.Stack, which works but costs microseconds per operation.
+//
+// # Properties and the tests that hold them
+//
+//	DFS runs every interleaving once (C(2k,k), multinomials, n!)  TestUnboundedCountIsBinomial, TestThreeThreadCountIsMultinomial, TestBoundZeroCountsThreadOrders
+//	the bound admits exactly the schedules of that many switches  TestBoundedCountMatchesFormula
+//	LongBound applies in long mode only                           TestLongBoundInLongMode, TestLongFollowsShortAndTheEnvironment
+//	sleep sets cut only equivalent interleavings                  TestReductionCollapsesIndependentThreads, TestReductionKeepsEveryOutcome
+//	every mode finds the classic bugs, passes their fixes          TestLostUpdate, TestCheckThenAct, TestABBADeadlock, TestLostWakeup
+//	same options, same executions                                 TestDeterministic
+//	a failure replays to the same trace                           TestReplayReproducesTheFailure, TestReplayFromEnvironment
+//	bytes reach schedules past the bound                          TestBytesReachPastTheBound, TestBytesSearchFindsTheBug
+//	same bytes, same schedule; the decoding as stated above       TestBytesAreDeterministic, TestBytesDecoding, TestBytesFailureNamesTheSchedule
+//	a spin that never ends fails at MaxSteps, in every mode       TestSpinForeverHitsTheStepLimit, TestSpinWithoutYieldHitsStepLimit
+//	the wall-clock deadline fails with the schedule in progress   TestSpinForeverHitsTheDeadline, TestDeadlineCutsALongExploration
+//	a hanging Check ends the process with where it was and stacks TestHangingCheckIsReportedByTheWatchdog
+//	a thread stuck outside atomicx is reported, not waited on     TestStuckThreadIsReported
+//	the virtual clock moves only when every thread is blocked     TestClockStartsNonZeroAndOnlyMovesWhenAllBlock, TestVirtualSleepIsInstant
+//	only a scenario's goroutines are controlled                   TestOtherGoroutinesAreNotControlled, TestParallelExplorations
+//	without -tags schedcheck Explore refuses and Check skips      TestWithoutSchedcheckExploreRefusesAndCheckSkips
 //
 // # Limitations
 //

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/internal/watchdog"
 )
 
 // epoch is the virtual clock's reading when an execution starts: one second,
@@ -203,6 +204,10 @@ func (x *execution) run(r Run) {
 			x.failWith(fmt.Errorf("%w: %d steps without ending (a livelock, or a spin loop that never yields with atomicx.Sleep)", ErrStepLimit, len(x.steps)))
 			break
 		}
+		if x.e.late() {
+			x.failWith(x.e.deadlineError())
+			break
+		}
 		x.record(c, prevRunnable)
 		th := x.threads[c]
 		th.state = stRunning
@@ -213,6 +218,9 @@ func (x *execution) run(r Run) {
 	}
 	x.abortParked()
 	if x.fail == nil && !x.pruned {
+		if r.Check != nil {
+			x.e.at("in Check of execution %d, schedule %s", x.index, encodeSchedule(x.choices))
+		}
 		x.check(r.Check)
 	}
 }
@@ -363,6 +371,30 @@ type explorer struct {
 	host  uintptr
 	res   Result
 	seen  map[uint64]struct{}
+	start time.Time
+	until time.Time // cfg.Deadline after start
+
+	// where says what the host goroutine is doing, for the watchdog's
+	// report if build or Check hang (read from the watchdog's goroutine).
+	where atomic.Pointer[string]
+}
+
+// backstop is how long after Options.Deadline the watchdog ends a process
+// whose exploration could not report (build or Check hang): long enough
+// for the explorer to give up on stuck threads first.
+var backstop = 2 * time.Minute
+
+// late reports that the exploration has run past its deadline.
+func (e *explorer) late() bool { return time.Now().After(e.until) }
+
+func (e *explorer) deadlineError() error {
+	return fmt.Errorf("%w: the exploration ran %v, past its Deadline of %v, after %d executions (a bigger bound than the scenario can afford, or code that spins without end); the execution in progress follows",
+		ErrDeadline, time.Since(e.start).Round(time.Millisecond), e.cfg.Deadline, e.res.Executions)
+}
+
+func (e *explorer) at(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	e.where.Store(&s)
 }
 
 // Explore runs the scenario that build makes, one execution after another,
@@ -408,11 +440,21 @@ func Explore(opts Options, build func() Run) (Result, error) {
 		e.strat = newRandom(cfg.Seed)
 	case cfg.Mode == PCT:
 		e.strat = newPCT(cfg.Seed, cfg.Depth)
+	case cfg.Mode == Bytes:
+		e.strat = &fromBytes{data: cfg.Decisions}
 	}
+	e.start = time.Now()
+	e.until = e.start.Add(cfg.Deadline)
+	e.at("starting")
+	stop := watchdog.Start("explore "+cfg.Name, cfg.Deadline+backstop, func() string { return *e.where.Load() })
+	defer stop()
 	for {
 		x, err := e.execute()
 		if err != nil {
 			return e.res, err
+		}
+		if x.fail == nil && !x.pruned && e.late() {
+			x.failWith(e.deadlineError()) // slow builds or Checks: name the last execution
 		}
 		if x.fail != nil {
 			e.res.Failure = x.fail
@@ -431,6 +473,7 @@ func Explore(opts Options, build func() Run) (Result, error) {
 func (e *explorer) execute() (*execution, error) {
 	x := &execution{e: e, index: e.res.Executions + 1, prev: -1, clock: epoch}
 	register(e.host, x)
+	e.at("in build of execution %d", x.index)
 	r := e.build()
 	if n := len(r.Threads); n == 0 || n > MaxThreads {
 		return nil, fmt.Errorf("explore %s: a Run needs 1 to %d threads, not %d", e.cfg.Name, MaxThreads, n)

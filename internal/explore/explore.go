@@ -2,6 +2,7 @@ package explore
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"reflect"
@@ -41,11 +42,16 @@ const (
 	// (Burckhardt et al., ASPLOS 2010): random thread priorities, the highest
 	// runs, and Depth random change points each demote the running thread.
 	PCT
+	// Bytes runs one execution whose scheduling decisions come from
+	// Options.Decisions, as a fuzzer supplies them, with no preemption
+	// bound; when the bytes run out every thread runs on until it blocks or
+	// ends. The same bytes always give the same schedule.
+	Bytes
 )
 
-var modeNames = [...]string{DFS: "dfs", Random: "random", PCT: "pct"}
+var modeNames = [...]string{DFS: "dfs", Random: "random", PCT: "pct", Bytes: "bytes"}
 
-// String returns the mode's name: dfs, random or pct.
+// String returns the mode's name: dfs, random, pct or bytes.
 func (m Mode) String() string {
 	if int(m) < len(modeNames) {
 		return modeNames[m]
@@ -70,6 +76,35 @@ const (
 // "name:", replays every scenario the binary runs (select one with -run).
 const ReplayEnv = "SCHEDKIT_REPLAY"
 
+// LongBound is the preemption bound a scenario asks for in long mode with
+// Options.LongBound: one more than DefaultBound, for the bugs that need
+// three preemptions.
+const LongBound = 3
+
+// LongEnv is the environment variable that overrides how Long decides:
+// SCHEDKIT_LONG=1 forces long mode (even under -short), SCHEDKIT_LONG=0
+// forces short mode; unset or empty, go test without -short is long mode.
+const LongEnv = "SCHEDKIT_LONG"
+
+// Long reports whether the tests run in long mode, the mode in which the
+// stress tests take a million items and the slow scenarios run: go test
+// without -short, unless LongEnv says otherwise. Outside a test binary, or
+// before its flags are parsed, only LongEnv=1 makes it true.
+func Long() bool {
+	switch strings.TrimSpace(os.Getenv(LongEnv)) {
+	case "1":
+		return true
+	case "0":
+		return false
+	}
+	return testing.Testing() && flag.Parsed() && !testing.Short()
+}
+
+// DefaultDeadline is the wall-clock time an exploration may take when
+// Options.Deadline is zero (Check also keeps it inside the test binary's
+// -timeout).
+const DefaultDeadline = 5 * time.Minute
+
 // Options tune Explore. The zero value explores by DFS with DefaultBound.
 type Options struct {
 	// Name names the scenario in logs and replay keys; Check defaults it to
@@ -79,9 +114,14 @@ type Options struct {
 	Mode Mode
 	// Bound is the preemption bound of DFS: how many times an execution may
 	// switch away from a thread that could still run. 0 means DefaultBound
-	// (2); use NoPreemption for 0 and Unbounded for no bound. Random and PCT
-	// ignore it.
+	// (2); use NoPreemption for 0 and Unbounded for no bound. Random, PCT
+	// and Bytes ignore it.
 	Bound int
+	// LongBound, if not zero, replaces Bound in long mode (see Long): a
+	// scenario that is cheap at DefaultBound asks for LongBound (3) here,
+	// and -short runs keep the smaller bound. It takes the values Bound
+	// takes.
+	LongBound int
 	// Seed seeds Random and PCT; the same seed gives the same executions.
 	Seed int64
 	// MaxExecutions stops the exploration after that many executions:
@@ -91,6 +131,17 @@ type Options struct {
 	// MaxSteps fails an execution that takes more scheduling points than
 	// this (a livelock, or a spin loop that never yields); default 10000.
 	MaxSteps int
+	// Deadline fails the exploration, with the schedule and trace of the
+	// execution in progress, once it has run this long by the wall clock
+	// (ErrDeadline); default DefaultDeadline. It reports a scenario too big
+	// for its bound, or code that spins so slowly it never reaches
+	// MaxSteps, instead of the test binary's timeout. If build or Check
+	// hang, so that the explorer cannot report, a watchdog ends the process
+	// a little later with every goroutine's stack.
+	Deadline time.Duration
+	// Decisions are the bytes mode Bytes takes its scheduling decisions
+	// from (see the package documentation); other modes ignore them.
+	Decisions []byte
 	// Depth is the number of PCT priority change points; default 2, which
 	// finds every bug of depth 3 with probability at least 1/(n·k²) per
 	// execution for n threads and k steps.
@@ -317,6 +368,9 @@ var (
 	// ErrStepLimit is wrapped by the failure of an execution that reached
 	// Options.MaxSteps.
 	ErrStepLimit = errors.New("step limit reached")
+	// ErrDeadline is wrapped by the failure of an exploration that ran past
+	// Options.Deadline.
+	ErrDeadline = errors.New("deadline passed")
 	// ErrNondeterministic is wrapped by the failure of an execution that did
 	// not repeat the runnable threads of an earlier one with the same
 	// choices: the scenario depends on something besides the schedule.
@@ -334,6 +388,15 @@ func Check(t testing.TB, opts Options, build func() Run) Result {
 	t.Helper()
 	if opts.Name == "" {
 		opts.Name = t.Name()
+	}
+	// Fail with a schedule before the test binary's -timeout fails with
+	// nothing but stacks.
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok && opts.Deadline == 0 {
+		if at, ok := d.Deadline(); ok {
+			if left := time.Until(at) * 9 / 10; left > 0 && left < DefaultDeadline {
+				opts.Deadline = left
+			}
+		}
 	}
 	res, err := Explore(opts, build)
 	if errors.Is(err, ErrNoSchedcheck) {
@@ -402,8 +465,11 @@ func (o Options) config() (config, error) {
 		c.Name = "scenario"
 	}
 	c.Name = strings.Join(strings.Fields(c.Name), "_")
-	if c.Mode > PCT {
+	if c.Mode > Bytes {
 		return c, fmt.Errorf("explore %s: unknown Mode %d", c.Name, c.Mode)
+	}
+	if c.LongBound != 0 && Long() {
+		c.Bound = c.LongBound
 	}
 	switch {
 	case c.Bound == 0:
@@ -417,8 +483,11 @@ func (o Options) config() (config, error) {
 	default:
 		return c, fmt.Errorf("explore %s: Bound %d: use a positive bound, NoPreemption or Unbounded", c.Name, c.Bound)
 	}
-	if c.MaxExecutions < 0 || c.MaxSteps < 0 || c.Depth < 0 {
-		return c, fmt.Errorf("explore %s: negative MaxExecutions, MaxSteps or Depth", c.Name)
+	if c.MaxExecutions < 0 || c.MaxSteps < 0 || c.Depth < 0 || c.Deadline < 0 {
+		return c, fmt.Errorf("explore %s: negative MaxExecutions, MaxSteps, Depth or Deadline", c.Name)
+	}
+	if c.Deadline == 0 {
+		c.Deadline = DefaultDeadline
 	}
 	if c.MaxExecutions == 0 {
 		c.MaxExecutions = defaultMaxExecutionsWalk

@@ -534,3 +534,25 @@ func (r *recordingTB) Fatalf(format string, args ...any) {
 	r.fatal = append(r.fatal, fmt.Sprintf(format, args...))
 	panic("fatal")
 }
+
+// TestLongBoundInLongMode: LongBound replaces Bound only in long mode, so a
+// scenario asks for bound 3 where the long run can afford it; the result
+// and its summary say which bound ran.
+func TestLongBoundInLongMode(t *testing.T) {
+	opts := explore.Options{Name: "long-bound", LongBound: explore.LongBound}
+	t.Setenv(explore.LongEnv, "1")
+	long := explore.Check(t, opts, independent(2, 4))
+	assert.Equal(t, 3, long.Bound)
+	assert.Contains(t, long.Summary(), "bound 3")
+	t.Setenv(explore.LongEnv, "0")
+	short := explore.Check(t, opts, independent(2, 4))
+	assert.Equal(t, explore.DefaultBound, short.Bound)
+	assert.Less(t, short.Executions, long.Executions, "bound 3 explores more")
+	// Two threads of 4 steps (TestBoundedCountMatchesFormula's count):
+	// 2+6+18 schedules within bound 2, and 18 more of five runs within 3.
+	assert.Equal(t, 26, short.Executions)
+	assert.Equal(t, 44, long.Executions)
+	t.Setenv(explore.LongEnv, "1")
+	_, err := explore.Explore(explore.Options{LongBound: -7}, independent(1, 1))
+	assert.ErrorContains(t, err, "Bound -7")
+}

@@ -15,3 +15,12 @@ var (
 	EncodeSchedule = encodeSchedule
 	ParseSchedule  = parseSchedule
 )
+
+// SetBackstop changes how long after Options.Deadline the watchdog ends a
+// process whose exploration cannot report, and returns a function
+// restoring it.
+func SetBackstop(d time.Duration) (restore func()) {
+	old := backstop
+	backstop = d
+	return func() { backstop = old }
+}

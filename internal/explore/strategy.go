@@ -211,6 +211,45 @@ func (r *replayer) choose(x *execution, elig []int, _ bool) int {
 	return t
 }
 
+// fromBytes takes its decisions from a byte string, as a fuzzer supplies
+// it. Only a scheduling point with a real choice (two or more runnable
+// threads) consumes anything. There, while the current run lasts and the
+// thread that ran last can go on, it goes on; otherwise the next byte b
+// picks order()[b&7 % len] (0 continues the thread that ran last, 1 the
+// next one in cyclic order, ...) and starts a run of b>>3 more choices for
+// it. Once the bytes are spent, the default choice (as DFS and replay
+// extend a schedule) runs every thread on until it blocks or ends. There is
+// no preemption bound: the bytes may switch at every choice.
+type fromBytes struct {
+	data []byte
+	off  int
+	left int // further choices that continue the current run
+	buf  []uint8
+}
+
+func (f *fromBytes) begin(*execution, int) {}
+func (f *fromBytes) end(*execution)        {}
+func (f *fromBytes) next() bool            { return false }
+
+func (f *fromBytes) choose(x *execution, elig []int, _ bool) int {
+	if len(elig) == 1 {
+		return elig[0]
+	}
+	f.buf = order(f.buf, elig, x.prev, len(x.threads))
+	if f.left > 0 && int(f.buf[0]) == x.prev {
+		f.left--
+		return x.prev
+	}
+	f.left = 0
+	if f.off >= len(f.data) {
+		return int(f.buf[0])
+	}
+	b := f.data[f.off]
+	f.off++
+	f.left = int(b >> 3)
+	return int(f.buf[int(b&7)%len(f.buf)])
+}
+
 func newRNG(seed int64) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
 }
