@@ -22,9 +22,24 @@
 // Timestamps come from one shared logical clock, an atomic counter that
 // Begin and End each increment once, so every timestamp is distinct and
 // "operation A returned before B was called" in real time implies
-// A.Return < B.Call. A Client appends only to its own slice; the counter
-// is the only word the goroutines share, so recording adds one atomic
-// add per call and per return and no lock. EndFunc stamps the return first
+// A.Return < B.Call. A Client appends only to its own slice (under its own
+// lock, which only its owner takes while it runs, so that Progress can
+// report a hung history); the counter is the only word the goroutines
+// share, so recording adds one atomic add per call and per return.
+//
+// The counter is an internal/atomicx cell, so under -tags schedcheck and the
+// explorer (internal/explore) each stamp is a scheduling point of its own,
+// named linearize.clock in traces: a call is stamped where it happens in the
+// explored order. A stamp the explorer did not see would be taken while the
+// thread runs alone up to its first scheduling point, before the first
+// step, so every thread's first call would seem to start at time 0 and
+// porcupine would accept results that only an earlier start explains
+// (stamp_test.go's stale consumer). The return is stamped by a step of its
+// own too; the explorer's default choice (no preemption) runs it right
+// after the operation's last access, and the other choices only widen the
+// interval. Stamps depend on each other and on nothing else, which is
+// exactly what the explorer's sleep-set reduction needs to know. Outside the
+// explorer the cell is a plain sync/atomic add. EndFunc stamps the return first
 // and computes the output afterwards, for outputs that cost something to
 // build (a slice copied out of a data structure only the caller touches),
 // so the recorded interval stays as tight as the operation itself.

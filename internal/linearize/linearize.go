@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/internal/explore"
 )
 
 // DirEnv is the environment variable that, when set, names the directory
@@ -31,7 +33,10 @@ var ErrTimeout = errors.New("linearize: linearizability check timed out")
 // Recorder records one history: the operations of a few Clients, stamped
 // by one shared logical clock. The zero value is not usable; call New.
 type Recorder struct {
-	clock atomic.Int64 // the last timestamp handed out
+	// clock is the last timestamp handed out. It is an atomicx cell so that
+	// under the explorer every stamp is a scheduling point of its own,
+	// taken at its place in the explored order.
+	clock atomicx.Int64
 	name  string
 
 	mu      sync.Mutex
@@ -41,7 +46,9 @@ type Recorder struct {
 // New returns an empty Recorder. name identifies the history in errors and
 // in the visualization's file name; a test's t.Name() is a good choice.
 func New(name string) *Recorder {
-	return &Recorder{name: name}
+	r := &Recorder{name: name}
+	explore.Name(&r.clock, "linearize.clock") // traces name the stamps; a no-op outside the explorer
+	return r
 }
 
 // Client returns a new recorder of operations for one goroutine, whose
@@ -67,8 +74,12 @@ func (r *Recorder) Client(id int) *Client {
 // Client records the operations of one goroutine, one at a time. Its
 // methods must be called by one goroutine at a time (its owner).
 type Client struct {
-	r    *Recorder
-	id   int
+	r  *Recorder
+	id int
+	// mu guards open and ops against Progress, which a watchdog calls while
+	// the owner runs. Only the owner locks it otherwise, so it orders no two
+	// goroutines of the code under test.
+	mu   sync.Mutex
 	open bool // an operation has begun and not ended: ops[len-1]
 	ops  []porcupine.Operation
 	_    [64]byte // keep clients' hot fields on different cache lines
@@ -76,20 +87,29 @@ type Client struct {
 
 // Begin records the call of an operation with the given input and stamps
 // it. It panics if the Client's previous operation has not ended.
+//
+// Call Begin right before the operation's first shared access: the stamp
+// is taken where Begin runs. Under the explorer the stamp is a scheduling
+// point, so the call is placed where it happens in the explored order, not
+// before the thread's first step.
 func (c *Client) Begin(input any) {
 	if c.open {
 		panic("linearize: Client.Begin called while an operation is open")
 	}
+	call := c.r.clock.Add(1)
+	c.mu.Lock()
 	c.open = true
-	c.ops = append(c.ops, porcupine.Operation{ClientId: c.id, Input: input, Call: c.r.clock.Add(1)})
+	c.ops = append(c.ops, porcupine.Operation{ClientId: c.id, Input: input, Call: call})
+	c.mu.Unlock()
 }
 
 // End stamps the return of the operation begun last and records its
-// output. It panics if no operation is open.
+// output. It panics if no operation is open. Call it right after the
+// operation's last shared access; EndFunc when the output costs something
+// to build.
 func (c *Client) End(output any) {
-	op := c.closing("End")
-	op.Return = c.r.clock.Add(1)
-	op.Output = output
+	c.mustBeOpen("End")
+	c.close(c.r.clock.Add(1), output)
 }
 
 // EndFunc is End for an output that costs something to compute: it stamps
@@ -97,19 +117,61 @@ func (c *Client) End(output any) {
 // output does not widen the operation's interval. output must not depend on
 // what other goroutines do after the operation returned.
 func (c *Client) EndFunc(output func() any) {
-	op := c.closing("EndFunc")
-	op.Return = c.r.clock.Add(1)
-	op.Output = output()
+	c.mustBeOpen("EndFunc")
+	ret := c.r.clock.Add(1)
+	c.close(ret, output())
 }
 
-// closing closes the open operation and returns it for End or EndFunc
-// (named by call) to fill in.
-func (c *Client) closing(call string) *porcupine.Operation {
+// mustBeOpen panics, naming call, if no operation is open.
+func (c *Client) mustBeOpen(call string) {
 	if !c.open {
 		panic("linearize: Client." + call + " called with no open operation")
 	}
+}
+
+// close completes the open operation.
+func (c *Client) close(ret int64, output any) {
+	c.mu.Lock()
 	c.open = false
-	return &c.ops[len(c.ops)-1]
+	op := &c.ops[len(c.ops)-1]
+	op.Return, op.Output = ret, output
+	c.mu.Unlock()
+}
+
+// Progress describes the history so far, for a watchdog's report while the
+// clients may still run: per client, how many operations returned, the
+// last few of them (described by describe, as porcupine.Model's
+// DescribeOperation; nil prints the values) and the one still open.
+func (r *Recorder) Progress(describe func(input, output any) string) string {
+	const last = 8
+	if describe == nil {
+		describe = func(input, output any) string { return fmt.Sprintf("%+v -> %+v", input, output) }
+	}
+	r.mu.Lock()
+	clients := slices.Clone(r.clients)
+	r.mu.Unlock()
+	var b strings.Builder
+	fmt.Fprintf(&b, "history %q so far (clock %d):", r.name, r.clock.Load())
+	for _, c := range clients {
+		c.mu.Lock()
+		ops, open := slices.Clone(c.ops), c.open
+		c.mu.Unlock()
+		var pending *porcupine.Operation
+		if open {
+			pending, ops = &ops[len(ops)-1], ops[:len(ops)-1]
+		}
+		fmt.Fprintf(&b, "\n  client %d: %d operations returned", c.id, len(ops))
+		if len(ops) > last {
+			fmt.Fprintf(&b, "; the last %d:", last)
+		}
+		for _, op := range ops[max(len(ops)-last, 0):] {
+			fmt.Fprintf(&b, "\n    [%d, %d] %s", op.Call, op.Return, describe(op.Input, op.Output))
+		}
+		if pending != nil {
+			fmt.Fprintf(&b, "\n    [%d, -] still open: %+v", pending.Call, pending.Input)
+		}
+	}
+	return b.String()
 }
 
 // Operations returns the recorded history, ordered by call time. It
@@ -121,10 +183,13 @@ func (r *Recorder) Operations() ([]porcupine.Operation, error) {
 	defer r.mu.Unlock()
 	var ops []porcupine.Operation
 	for _, c := range r.clients {
-		if c.open {
+		c.mu.Lock()
+		open := c.open
+		ops = append(ops, c.ops...)
+		c.mu.Unlock()
+		if open {
 			return nil, fmt.Errorf("linearize: history %q: client %d has an operation that began and did not end", r.name, c.id)
 		}
-		ops = append(ops, c.ops...)
 	}
 	slices.SortFunc(ops, func(a, b porcupine.Operation) int { return cmp.Compare(a.Call, b.Call) })
 	return ops, nil
