@@ -34,17 +34,17 @@
 //     queued at the ring's tail, behind everything there (or, if the ring is
 //     full, handed back with the ring's older half as one overflow batch).
 //     No task is lost when displaced.
-//   - The owner stores the put time (atomicx.Nanotime) before it publishes
-//     the task, and a thief reads the time after the task, so a thief judges
-//     a task by its own put time or a later one: it may wait too long, never
-//     too little. A thief takes a runnext task only once that task has sat
-//     for the steal delay (StealDelay, 3µs, unless SetStealDelay set
-//     another); one that finds it fresher sleeps the rest of the delay
-//     (atomicx.Sleep) and looks again, at the ring first, as runqgrab's
-//     usleep(3) does. (A thief that checked a task, if the owner then took it
-//     and put the same pointer back before the thief's CAS, could take it
-//     early: the delay is a scheduling heuristic, and the runtime's thieves
-//     read no clock at all. Exactly-once holds regardless.)
+//   - The slot is a version and a task cell: the version is odd while the
+//     slot holds a task and grows by one at every fill and every take, so
+//     it names one occupancy and never comes back; takes are a CAS of it.
+//   - The steal delay is the thief's to wait, as runqgrab's usleep(3) is:
+//     the owner reads no clock. A thief that finds a task notes its version,
+//     sleeps the delay (StealDelay, 3µs, unless SetStealDelay set another)
+//     and takes it only by a CAS from that same version, so the task sat in
+//     the slot, untouched, for the whole delay as that thief observed it. A
+//     task taken and put back, the same pointer, is a new version and
+//     starts a new wait; a thief that finds another occupancy when it looks
+//     again waits for that one in its turn, at the ring first.
 //   - A thief takes the runnext task only when the ring gives nothing: the
 //     ring was empty, with no task on its way to it, at an instant while the
 //     task sat in the slot. It re-reads the ring's length just before its
@@ -84,8 +84,8 @@
 //
 // In a real build atomicx.Sleep is time.Sleep, whose timers are coarse: on
 // the 2-core development machine, under load, a 3µs sleep took about 0.4ms.
-// A thief that finds a fresh runnext task therefore waits far longer than
-// the delay; the runtime's usleep(3) is a nanosleep and coarse as well.
+// A thief that finds a runnext task therefore waits far longer than the
+// delay; the runtime's usleep(3) is a nanosleep and coarse as well.
 //
 // # Use
 //
@@ -104,6 +104,7 @@
 //
 // Under the build tag schedmutant the package exports Mutations and
 // SetMutation, which select a seeded fault (ThiefIgnoresDelay,
-// DisplacedDropped, TakeWithoutCAS, EmptyMissesRunnext) for the kill matrix;
-// in a normal build the faults compile away.
+// DisplacedDropped, TakeWithoutCAS, EmptyMissesRunnext, ThiefNoRecheck,
+// ThiefComparesPointer) for the kill matrix; in a normal build the faults
+// compile away.
 package runnext

@@ -3,14 +3,31 @@ package runnext
 // Test-only views of a slot and a queue, for tests in package runnext_test.
 // Each reads atomically and changes nothing.
 
-// PutTime returns the atomicx.Nanotime the slot recorded at its last put.
-func PutTime[T any](s *Slot[T]) int64 { return s.putAt.Load() }
+// Version returns the slot's version: odd while it holds a task, one more
+// after every fill and every take.
+func Version[T any](s *Slot[T]) uint64 { return s.ver.Load() }
 
-// QueuePutTime returns the put time of q's slot.
-func QueuePutTime[T any](q *Queue[T]) int64 { return q.next.putAt.Load() }
+// QueueVersion returns the version of q's slot.
+func QueueVersion[T any](q *Queue[T]) uint64 { return q.next.ver.Load() }
 
-// Next returns q's runnext task without taking it.
-func Next[T any](q *Queue[T]) *T { return q.next.task.Load() }
+// TaskCell returns what the slot's task cell holds: the task of the current
+// fill, or of the last one after it was taken (nil before the first put and
+// after a Drain).
+func TaskCell[T any](s *Slot[T]) *T { return s.task.Load() }
+
+// QueueTaskCell returns the task cell of q's slot.
+func QueueTaskCell[T any](q *Queue[T]) *T { return q.next.task.Load() }
+
+// Next returns q's runnext task without taking it; nil if the slot is empty.
+func Next[T any](q *Queue[T]) *T {
+	if q.next.full() {
+		return q.next.task.Load()
+	}
+	return nil
+}
 
 // Seq returns q's count of the owner's publications (odd while a task moves).
 func Seq[T any](q *Queue[T]) uint64 { return q.seq.Load() }
+
+// Checked reports whether this is a schedkit_checked build.
+const Checked = checked

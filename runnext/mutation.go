@@ -10,7 +10,7 @@ type mutation uint8
 const (
 	noMutation mutation = iota
 	// ThiefIgnoresDelay: a thief takes the runnext task as soon as it sees
-	// it, however fresh.
+	// it, without waiting the steal delay.
 	thiefIgnoresDelay
 	// DisplacedDropped: PutNext drops the task it displaces from the slot
 	// instead of queueing it at the ring's tail.
@@ -22,14 +22,24 @@ const (
 	// the re-check, so it can miss a task the owner moves from the slot to
 	// the ring while it looks.
 	emptyMissesRunnext
+	// ThiefNoRecheck: a thief that has waited the delay once takes whatever
+	// occupies the slot when it looks again, without checking that it is
+	// the occupancy it waited for (a task put meanwhile is taken at once).
+	thiefNoRecheck
+	// ThiefComparesPointer: after its wait a thief checks the task pointer
+	// instead of the version, so a task the owner took and put back (the
+	// same pointer, a fresh occupancy) is taken without a new wait: ABA.
+	thiefComparesPointer
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
 // configs (Runnext_mutant_<Name>.cfg) share.
 var mutationNames = [...]string{
-	noMutation:         "none",
-	thiefIgnoresDelay:  "ThiefIgnoresDelay",
-	displacedDropped:   "DisplacedDropped",
-	takeWithoutCAS:     "TakeWithoutCAS",
-	emptyMissesRunnext: "EmptyMissesRunnext",
+	noMutation:           "none",
+	thiefIgnoresDelay:    "ThiefIgnoresDelay",
+	displacedDropped:     "DisplacedDropped",
+	takeWithoutCAS:       "TakeWithoutCAS",
+	emptyMissesRunnext:   "EmptyMissesRunnext",
+	thiefNoRecheck:       "ThiefNoRecheck",
+	thiefComparesPointer: "ThiefComparesPointer",
 }

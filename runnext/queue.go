@@ -30,6 +30,7 @@ const cacheLine = 64
 // by one goroutine at a time, the P's current M; StealHalf, Empty and Len
 // may be called by any goroutine.
 type Queue[T any] struct {
+	own  ownerGuard // the single-owner check of a schedkit_checked build
 	next Slot[T]
 	seq  atomicx.Uint64
 	_    [cacheLine]byte
@@ -62,15 +63,31 @@ func (q *Queue[T]) PutNext(t *T, spill []*T) []*T {
 	if t == nil {
 		panic("runnext: Queue.PutNext called with a nil task")
 	}
-	if q.next.task.Load() == nil {
-		// Nothing to displace, and only the owner fills the slot.
-		if q.next.put(t) != nil {
-			panic("runnext: Queue.PutNext: the slot filled up under the owner: owner methods called concurrently")
+	q.own.enter("Queue.PutNext")
+	s := &q.next
+	if v := s.ver.Load(); v&1 == 0 {
+		// Nothing to displace: the fill alone, inline.
+		s.task.Store(t)
+		if !s.ver.CompareAndSwap(v, v+1) {
+			panicOwners()
 		}
-		return spill
+	} else {
+		spill = q.displace(v, t, spill)
 	}
+	q.own.exit()
+	return spill
+}
+
+// displace is PutNext onto a full slot, found at version v: the old task is
+// taken (unless a thief took it first), t fills the slot, and the old task
+// goes to the ring's tail, all while seq is odd.
+func (q *Queue[T]) displace(v uint64, t *T, spill []*T) []*T {
 	q.seq.Add(1) // odd: a displaced task is on its way to the ring
-	if old := q.next.put(t); old != nil && mutant != displacedDropped {
+	old := q.next.take(v)
+	if !q.next.fill(v+1, t) {
+		panicOwners()
+	}
+	if old != nil && mutant != displacedDropped {
 		spill = q.ring.Put(old, spill)
 	}
 	q.seq.Add(1)
@@ -85,8 +102,10 @@ func (q *Queue[T]) Put(t *T, spill []*T) []*T {
 	if t == nil {
 		panic("runnext: Queue.Put called with a nil task")
 	}
+	q.own.enter("Queue.Put")
 	spill = q.ring.Put(t, spill)
 	q.seq.Add(2)
+	q.own.exit()
 	return spill
 }
 
@@ -100,10 +119,12 @@ func (q *Queue[T]) PutBatch(ts []*T) int {
 			panic("runnext: Queue.PutBatch called with a nil task")
 		}
 	}
+	q.own.enter("Queue.PutBatch")
 	n := q.ring.PutBatch(ts)
 	if n > 0 {
 		q.seq.Add(2)
 	}
+	q.own.exit()
 	return n
 }
 
@@ -112,22 +133,32 @@ func (q *Queue[T]) PutBatch(ts []*T) int {
 // the ring's oldest task with inheritTime false; nil if the queue is empty.
 // Owner only. It mirrors runqget.
 func (q *Queue[T]) Get() (t *T, inheritTime bool) {
-	if t := q.next.Take(); t != nil {
-		return t, true
+	q.own.enter("Queue.Get")
+	if v := q.next.ver.Load(); v&1 != 0 {
+		t = q.next.take(v)
 	}
-	return q.ring.Get(), false
+	if inheritTime = t != nil; !inheritTime {
+		t = q.ring.Get()
+	}
+	q.own.exit()
+	return t, inheritTime
 }
 
 // Drain removes every task and appends them to dst, the runnext task first
 // and then the ring's oldest first, and returns dst. Owner only. It mirrors
 // runqdrain.
 func (q *Queue[T]) Drain(dst []*T) []*T {
+	q.own.enter("Queue.Drain")
 	q.seq.Add(1) // odd: the slot is emptied before the ring; nobody may call the queue empty in between
-	if t := q.next.Take(); t != nil {
-		dst = append(dst, t)
+	if v := q.next.ver.Load(); v&1 != 0 {
+		if t := q.next.take(v); t != nil {
+			dst = append(dst, t)
+		}
 	}
+	q.next.task.Store(nil) // off the hot path, so nothing taken stays reachable from the slot
 	dst = q.ring.Drain(dst)
 	q.seq.Add(1)
+	q.own.exit()
 	return dst
 }
 
@@ -158,6 +189,14 @@ func (q *Queue[T]) StealHalf(dst *Queue[T], stealNext bool) *T {
 	if dst.ring.Len() > lfq.Size/2 {
 		panic("runnext: Queue.StealHalf: destination ring holds more than lfq.Size/2 tasks")
 	}
+	dst.own.enter("Queue.StealHalf into its destination")
+	t := q.steal(dst, stealNext)
+	dst.own.exit()
+	return t
+}
+
+func (q *Queue[T]) steal(dst *Queue[T], stealNext bool) *T {
+	var w waiter[T]
 	for {
 		seq := q.seq.Load()
 		if t := q.ring.StealHalf(&dst.ring); t != nil {
@@ -167,8 +206,8 @@ func (q *Queue[T]) StealHalf(dst *Queue[T], stealNext bool) *T {
 		if !stealNext {
 			return nil
 		}
-		t := q.next.task.Load()
-		if t == nil {
+		v := q.next.ver.Load()
+		if v&1 == 0 {
 			// The ring and the slot looked empty one after the other. As in
 			// Empty, that means empty only if the owner published nothing
 			// in between.
@@ -179,21 +218,20 @@ func (q *Queue[T]) StealHalf(dst *Queue[T], stealNext bool) *T {
 			}
 			continue
 		}
-		if wait := q.next.remaining(); wait > 0 {
-			atomicx.Sleep(wait)
-			continue // look at the ring again: the owner may have displaced t
+		if w.observe(&q.next, v) {
+			continue // slept the delay: look at the ring again, then at the slot
 		}
 		if q.seq.Load()&1 != 0 {
-			awaitOwner() // a displacement or a Drain is in flight
+			awaitOwner() // a displacement or a Drain is in flight (read after v, so it covers v's fill)
 			continue
 		}
 		if q.ring.Len() != 0 {
 			continue // the owner put work in the ring: steal that instead
 		}
-		if q.next.task.CompareAndSwap(t, nil) {
-			return t
+		if q.next.ver.CompareAndSwap(v, v+1) {
+			return w.t
 		}
-		// The owner took t or put another: start over.
+		// The owner took the task or displaced it: start over.
 	}
 }
 
@@ -207,7 +245,7 @@ func (q *Queue[T]) Empty() bool {
 	if mutant == emptyMissesRunnext {
 		// One look, no re-check: the owner can kick the runnext task into the
 		// ring and take a new one between the two reads.
-		return q.ring.Len() == 0 && q.next.task.Load() == nil
+		return q.ring.Len() == 0 && !q.next.full()
 	}
 	for {
 		seq := q.seq.Load()
@@ -215,13 +253,19 @@ func (q *Queue[T]) Empty() bool {
 			awaitOwner() // the owner is moving a task
 			continue
 		}
-		if q.ring.Len() != 0 || q.next.task.Load() != nil || q.ring.Len() != 0 {
+		if q.ring.Len() != 0 || q.next.full() || q.ring.Len() != 0 {
 			return false
 		}
 		if q.seq.Load() == seq {
 			return true
 		}
 	}
+}
+
+// panicOwners reports PutNext finding the slot filled under it: only the
+// owner fills, so a second goroutine is calling owner methods.
+func panicOwners() {
+	panic("runnext: Queue.PutNext: the slot filled up under the owner: owner methods called concurrently")
 }
 
 // awaitOwner lets the owner finish the move that made seq odd: a few
@@ -239,7 +283,7 @@ func awaitOwner() { atomicx.Sleep(time.Nanosecond) }
 // runtime's runqlen is. Any goroutine may call it.
 func (q *Queue[T]) Len() int {
 	n := q.ring.Len()
-	if q.next.task.Load() != nil {
+	if q.next.full() {
 		n++
 	}
 	return n

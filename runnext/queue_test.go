@@ -210,6 +210,49 @@ func TestStealHalfWaitsThenFindsTheDisplaced(t *testing.T) {
 	})
 }
 
+// TestStealHalfWaitsForAReplacement: while the thief waits for the runnext
+// task, the owner runs it and spawns another; the thief, waking, waits the
+// whole delay for the new one before it takes it (ThiefNoRecheck takes it
+// at once).
+func TestStealHalfWaitsForAReplacement(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var victim, thief runnext.Queue[int]
+		a, b := item(1), item(2)
+		victim.PutNext(a, nil)
+		start := atomicx.Nanotime()
+		stolen := make(chan *int)
+		go func() { stolen <- victim.StealHalf(&thief, true) }()
+		synctest.Wait()
+		got, _ := victim.Get()
+		require.Same(t, a, got)
+		require.Nil(t, victim.PutNext(b, nil))
+		assert.Same(t, b, <-stolen)
+		assert.Equal(t, int64(2*runnext.StealDelay), atomicx.Nanotime()-start, "b was first seen after one delay")
+		assert.True(t, victim.Empty())
+	})
+}
+
+// TestStealHalfWaitsAgainForTheSamePointerPutBack: the owner runs the task
+// the thief waits for and spawns the same pointer again: a new occupancy,
+// so the thief waits a whole delay for it again (ABA; ThiefComparesPointer
+// takes it when it wakes).
+func TestStealHalfWaitsAgainForTheSamePointerPutBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var victim, thief runnext.Queue[int]
+		a := item(1)
+		victim.PutNext(a, nil)
+		start := atomicx.Nanotime()
+		stolen := make(chan *int)
+		go func() { stolen <- victim.StealHalf(&thief, true) }()
+		time.Sleep(time.Microsecond)
+		got, _ := victim.Get()
+		require.Same(t, a, got)
+		require.Nil(t, victim.PutNext(a, nil))
+		assert.Same(t, a, <-stolen)
+		assert.Equal(t, int64(2*runnext.StealDelay), atomicx.Nanotime()-start, "put back at 1µs, seen again at one delay")
+	})
+}
+
 // TestStealHalfOwnerWinsTheRace: the owner runs its runnext task within the
 // delay; the thief gets nothing and returns once it finds the queue empty.
 func TestStealHalfOwnerWinsTheRace(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/schedkit/schedkit/internal/atomicx"
 	"github.com/schedkit/schedkit/runnext"
@@ -116,21 +117,36 @@ func TestSetStealDelay(t *testing.T) {
 	assert.Equal(t, 10*time.Microsecond, s.StealDelay())
 }
 
-func TestSlotRecordsThePutTime(t *testing.T) {
+// TestSlotVersionCountsFillsAndTakes: the version every thief's wait relies
+// on is odd exactly while the slot holds a task and moves on at every fill
+// and every take, so no two occupancies share one, whatever the pointer.
+func TestSlotVersionCountsFillsAndTakes(t *testing.T) {
+	var s runnext.Slot[int]
+	a, b := item(1), item(2)
+	assert.Equal(t, uint64(0), runnext.Version(&s), "the zero slot: empty, version 0")
+	s.Put(a)
+	assert.Equal(t, uint64(1), runnext.Version(&s), "a fill: odd")
+	s.Put(b)
+	assert.Equal(t, uint64(3), runnext.Version(&s), "a displacement is a take and a fill")
+	s.Take()
+	assert.Equal(t, uint64(4), runnext.Version(&s), "a take: even")
+	assert.Nil(t, s.Take())
+	assert.Equal(t, uint64(4), runnext.Version(&s), "a take of nothing changes nothing")
+	s.Put(b)
+	assert.Equal(t, uint64(5), runnext.Version(&s), "the same pointer put back is a new occupancy")
 	synctest.Test(t, func(t *testing.T) {
 		var s runnext.Slot[int]
-		before := atomicx.Nanotime()
-		s.Put(item(1))
-		assert.Equal(t, before, runnext.PutTime(&s))
-		time.Sleep(time.Microsecond)
-		s.Put(item(2))
-		assert.Equal(t, before+int64(time.Microsecond), runnext.PutTime(&s), "each put restamps")
+		s.Put(a)
+		s.Steal()
+		assert.Equal(t, uint64(2), runnext.Version(&s), "a thief's take moves it on too")
 	})
 }
 
-// TestSlotStealWaitsOutTheDelay: a fresh task is stolen exactly when it has
-// sat for the delay; an old one at once.
-func TestSlotStealWaitsOutTheDelay(t *testing.T) {
+// TestSlotStealWaitsTheDelayFromItsOwnLook: a thief waits the whole delay
+// from when it first sees the task, however long the task sat before: the
+// owner's put reads no clock, so only the thief's own look counts, as with
+// runqgrab's usleep(3).
+func TestSlotStealWaitsTheDelayFromItsOwnLook(t *testing.T) {
 	for _, d := range []time.Duration{0, time.Nanosecond, time.Microsecond, runnext.StealDelay, time.Millisecond} {
 		synctest.Test(t, func(t *testing.T) {
 			var s runnext.Slot[int]
@@ -140,29 +156,15 @@ func TestSlotStealWaitsOutTheDelay(t *testing.T) {
 			x := item(1)
 			s.Put(x)
 			var got *int
-			assert.Equal(t, d, elapsed(func() { got = s.Steal() }), "delay %v: the thief waits the whole delay", d)
+			assert.Equal(t, d, elapsed(func() { got = s.Steal() }), "delay %v: a fresh task", d)
 			assert.Same(t, x, got)
 
 			s.Put(x)
-			time.Sleep(d + time.Microsecond)
-			assert.Zero(t, elapsed(func() { got = s.Steal() }), "delay %v: an old task is taken at once", d)
+			time.Sleep(d + 10*time.Microsecond)
+			assert.Equal(t, d, elapsed(func() { got = s.Steal() }), "delay %v: a task that sat long before the thief looked", d)
 			assert.Same(t, x, got)
 		})
 	}
-}
-
-// TestSlotStealPartWay: a task that has already sat for part of the delay
-// costs the thief only the rest.
-func TestSlotStealPartWay(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var s runnext.Slot[int]
-		x := item(1)
-		s.Put(x)
-		time.Sleep(time.Microsecond)
-		var got *int
-		assert.Equal(t, runnext.StealDelay-time.Microsecond, elapsed(func() { got = s.Steal() }))
-		assert.Same(t, x, got)
-	})
 }
 
 // TestSlotOwnerTakesWhileThiefWaits: the owner runs its task inside the
@@ -183,7 +185,9 @@ func TestSlotOwnerTakesWhileThiefWaits(t *testing.T) {
 }
 
 // TestSlotThiefWaitsForAReplacement: while the thief waits for one task the
-// owner replaces it; the thief then waits for the new task's own delay.
+// owner replaces it; the thief, waking, finds a task it has not waited for
+// and waits the whole delay for it in its turn (ThiefNoRecheck takes it at
+// once).
 func TestSlotThiefWaitsForAReplacement(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var s runnext.Slot[int]
@@ -195,7 +199,28 @@ func TestSlotThiefWaitsForAReplacement(t *testing.T) {
 		time.Sleep(time.Microsecond)
 		assert.Same(t, a, s.Put(b)) // the owner would queue a at its ring's tail
 		assert.Same(t, b, <-stolen)
-		assert.Equal(t, int64(time.Microsecond+runnext.StealDelay), atomicx.Nanotime()-start,
-			"b, put 1µs in, is stolen when it has sat for the whole delay")
+		assert.Equal(t, int64(2*runnext.StealDelay), atomicx.Nanotime()-start,
+			"b, first seen when the thief woke at one delay, is stolen a delay later")
+	})
+}
+
+// TestSlotThiefWaitsAgainForTheSamePointerPutBack: the owner takes the task
+// the thief waits for and puts the same pointer back: a new occupancy,
+// which the thief must wait the whole delay for again (ABA;
+// ThiefComparesPointer takes it when it wakes).
+func TestSlotThiefWaitsAgainForTheSamePointerPutBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var s runnext.Slot[int]
+		a := item(1)
+		start := atomicx.Nanotime()
+		s.Put(a)
+		stolen := make(chan *int)
+		go func() { stolen <- s.Steal() }()
+		time.Sleep(time.Microsecond)
+		require.Same(t, a, s.Take())
+		require.Nil(t, s.Put(a), "the same task, spawned again")
+		assert.Same(t, a, <-stolen)
+		assert.Equal(t, int64(2*runnext.StealDelay), atomicx.Nanotime()-start,
+			"put back at 1µs, seen at one delay, stolen a delay later")
 	})
 }
