@@ -66,6 +66,35 @@
 //   - porcupine.Unknown: the search timed out; the error wraps ErrTimeout.
 //     This is not a pass: the history was neither accepted nor refuted.
 //
+// # The stress harness
+//
+// Stress is the loop every component's linearize_test.go runs, generic over
+// the operations' input and output types: Setup builds history h (a fresh
+// object, its model, one function per thread), Run starts the threads
+// together behind a spinning barrier, records through typed Workers (Begin,
+// End, EndFunc; Yield spreads a thread's operations; LeadDone lets the
+// others stop when thread 0 is done), waits under a watchdog deadline
+// (internal/watchdog: past it, every goroutine's stack and Progress, the
+// history so far, are printed and the process panics naming the history
+// and its seed) and checks the history. CheckAll fails a test at the first
+// history that is not linearizable or not decided; FirstFailure is the same
+// for the kill matrix; Catches proves a broken variant is refuted as
+// Illegal with its visualization, within limits that tell a bug visible
+// without overlap from a race-only one. Seeds are per history and per
+// thread, so a seed and a history number replay a history's choices.
+//
+// Properties and the tests that check them:
+//
+//	a call is stamped where it happens (explorer)    stamp_test.go TestStampsCallsWhereTheyHappen
+//	timestamps are distinct, ordered by call          TestRecorderQueue, TestConcurrentRecording
+//	Illegal writes the visualization, names it        TestCheckOperationsRegister, TestIllegalDefaultDir
+//	a timeout is Unknown, never a pass                TestTimeoutIsUnknownNotPass
+//	misuse panics naming the call                     TestRecorderMisuse, TestStressThreads
+//	CheckAll fails a broken object, with the seed     TestStressCheckAllFailsBrokenObject
+//	Catches refutes, and fails on a correct object    TestStressCatches
+//	a seed replays every thread's choices             TestStressSeedReplaysChoices
+//	a hung history reports itself so far              TestStressWatchdog, TestProgressWithoutDescribe
+//
 // Porcupine's search is exponential in the worst case (in the number of
 // operations that overlap in time), so check many short histories (a few
 // hundred operations each) rather than one long one. Result.Concurrent

@@ -1,0 +1,299 @@
+package linearize_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/schedkit/schedkit/internal/linearize"
+)
+
+// lockedQueue is a mutex-protected queue of ints; lifo breaks it (Deq
+// takes the newest), which is wrong even without concurrency.
+type lockedQueue struct {
+	mu   sync.Mutex
+	q    []int
+	lifo bool
+}
+
+func (l *lockedQueue) Enq(x int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.q = append(l.q, x)
+}
+
+func (l *lockedQueue) Deq() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.q) == 0 {
+		return -1
+	}
+	i := 0
+	if l.lifo {
+		i = len(l.q) - 1
+	}
+	x := l.q[i]
+	l.q = slices.Delete(l.q, i, i+1)
+	return x
+}
+
+// queueStress drives a lockedQueue with three threads of opsPerThread random
+// Enq and Deq, inputs and outputs as queueModel reads them.
+func queueStress(name string, seed uint64, lifo bool, opsPerThread int) *linearize.Stress[int, int] {
+	return &linearize.Stress[int, int]{
+		Name: name,
+		Seed: seed,
+		Setup: func(h int, rng *rand.Rand) linearize.History[int, int] {
+			q := &lockedQueue{lifo: lifo}
+			for i := range rng.IntN(3) { // a prefill the model starts from
+				q.Enq(1_000_000 + i)
+			}
+			init := slices.Clone(q.q)
+			model := queueModel
+			model.Init = func() any { return init }
+			thread := func(w *linearize.Worker[int, int]) {
+				for i := range opsPerThread {
+					w.Yield(4)
+					if w.Rand.IntN(2) == 0 {
+						x := w.ID*1000 + i
+						w.Begin(x)
+						q.Enq(x)
+						w.End(0)
+						continue
+					}
+					w.Begin(-1)
+					w.End(q.Deq())
+				}
+			}
+			return linearize.History[int, int]{Model: model, Threads: []func(*linearize.Worker[int, int]){thread, thread, thread}}
+		},
+	}
+}
+
+// fakeTB records how a harness loop ended: Fatalf and Skipf end the
+// goroutine that runs it, as testing's do.
+type fakeTB struct {
+	testing.TB
+	failed, skipped string
+}
+
+func (f *fakeTB) Helper() {}
+func (f *fakeTB) Fatalf(format string, args ...any) {
+	f.failed = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+func (f *fakeTB) Skipf(format string, args ...any) {
+	f.skipped = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+func (f *fakeTB) Skip(args ...any) {
+	f.skipped = fmt.Sprint(args...)
+	runtime.Goexit()
+}
+
+// underFake runs loop with a fakeTB on its own goroutine and returns how it
+// ended.
+func underFake(t *testing.T, loop func(tb testing.TB)) *fakeTB {
+	f := &fakeTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		loop(f)
+	}()
+	<-done
+	return f
+}
+
+func TestStressCheckAll(t *testing.T) {
+	visualizationDir(t)
+	s := queueStress(t.Name(), 7, false, 30)
+	var tallied, enqs, fromPrefill int
+	s.Tally = func(ops []linearize.Op[int, int]) {
+		tallied += len(ops)
+		for _, op := range ops {
+			assert.Less(t, op.Call, op.Return)
+			assert.Contains(t, []int{0, 1, 2}, op.Client)
+			if op.Input >= 0 {
+				enqs++
+			}
+			if op.Output >= 1_000_000 {
+				fromPrefill++
+			}
+		}
+	}
+	sum := s.CheckAll(t, 20)
+	assert.Equal(t, 20, sum.Histories)
+	assert.Equal(t, 20*3*30, sum.Operations)
+	assert.Equal(t, sum.Operations, tallied, "Tally saw every operation")
+	assert.Positive(t, enqs)
+	assert.Positive(t, fromPrefill, "the model started from the prefill")
+	assert.Contains(t, sum.String(), "20 histories, 1800 operations")
+}
+
+func TestStressCheckAllFailsBrokenObject(t *testing.T) {
+	visualizationDir(t)
+	s := queueStress("lifo", 3, true, 30)
+	f := underFake(t, func(tb testing.TB) { s.CheckAll(tb, 50) })
+	require.NotEmpty(t, f.failed, "CheckAll passed a LIFO as a FIFO")
+	assert.Contains(t, f.failed, "(seed 3)")
+	assert.Contains(t, f.failed, "visualization: ")
+	assert.Contains(t, f.failed, linearize.ErrNotLinearizable.Error())
+	assert.Error(t, s.FirstFailure(50), "FirstFailure, the kill matrix's form, fails it too")
+	assert.NoError(t, queueStress("fifo", 3, false, 30).FirstFailure(5))
+}
+
+func TestStressCatches(t *testing.T) {
+	visualizationDir(t)
+	t.Run("a broken variant is caught with its visualization", func(t *testing.T) {
+		res := queueStress(t.Name(), 1, true, 30).Catches(t, linearize.Catch{})
+		assert.Equal(t, porcupine.Illegal, res.Outcome)
+		assert.FileExists(t, res.File)
+	})
+	t.Run("a correct object is not a catch", func(t *testing.T) {
+		f := underFake(t, func(tb testing.TB) {
+			queueStress("fifo", 1, false, 10).Catches(tb, linearize.Catch{Within: 5})
+		})
+		assert.Contains(t, f.failed, "5 histories")
+		assert.Contains(t, f.failed, "all linearizable")
+	})
+	t.Run("a race-only search gives up, saying so", func(t *testing.T) {
+		if runtime.GOMAXPROCS(0) < 2 {
+			t.Skip("needs GOMAXPROCS >= 2 to reach the give-up path")
+		}
+		f := underFake(t, func(tb testing.TB) {
+			queueStress("fifo", 1, false, 10).Catches(tb, linearize.Catch{RaceOnly: true, Overlaps: 1 << 30, GiveUpHistories: 3})
+		})
+		assert.Empty(t, f.failed)
+		assert.Contains(t, f.skipped, "too little parallelism")
+	})
+}
+
+func TestStressSeedReplaysChoices(t *testing.T) {
+	inputs := func(seed uint64) [][]int {
+		s := queueStress("replay", seed, false, 25)
+		per := make([][]int, 3)
+		s.Tally = func(ops []linearize.Op[int, int]) {
+			for _, op := range ops {
+				per[op.Client] = append(per[op.Client], op.Input)
+			}
+		}
+		require.NoError(t, s.FirstFailure(4))
+		return per
+	}
+	a := inputs(11)
+	assert.Equal(t, a, inputs(11), "a seed replays every thread's choices")
+	assert.NotEqual(t, a, inputs(12))
+}
+
+func TestStressThreads(t *testing.T) {
+	t.Run("LeadDone stops the others; a nil thread is a client without a goroutine", func(t *testing.T) {
+		var after int
+		s := &linearize.Stress[int, int]{Name: "lead", Seed: 1, Setup: func(int, *rand.Rand) linearize.History[int, int] {
+			q := &lockedQueue{}
+			return linearize.History[int, int]{Model: queueModel, Threads: []func(*linearize.Worker[int, int]){
+				func(w *linearize.Worker[int, int]) {
+					for i := range 5 {
+						w.Begin(i)
+						q.Enq(i)
+						w.End(0)
+					}
+				},
+				nil,
+				func(w *linearize.Worker[int, int]) {
+					for !w.LeadDone() {
+						runtime.Gosched()
+					}
+					after++
+				},
+			}}
+		}}
+		var clients []int
+		s.Tally = func(ops []linearize.Op[int, int]) {
+			for _, op := range ops {
+				clients = append(clients, op.Client)
+			}
+		}
+		require.NoError(t, s.FirstFailure(3))
+		assert.Equal(t, 3, after, "thread 2 saw thread 0 finish in every history")
+		assert.Equal(t, slices.Repeat([]int{0}, 15), clients)
+	})
+	t.Run("Run without Setup panics", func(t *testing.T) {
+		assert.PanicsWithValue(t, "linearize: Stress.Run called with no Setup", func() {
+			(&linearize.Stress[int, int]{}).Run("x", 0)
+		})
+	})
+}
+
+// TestStressWatchdog fires a history's watchdog by hand while one thread is
+// inside an operation: the report names the history and its seed and shows
+// the history so far, the open operation included.
+func TestStressWatchdog(t *testing.T) {
+	var what string
+	var d time.Duration
+	stopped := false
+	release := make(chan struct{})
+	inside := make(chan struct{})
+	var report string
+	defer linearize.SetStartWatchdog(func(w string, dd time.Duration, diag func() string) func() {
+		what, d = w, dd
+		go func() {
+			<-inside
+			report = diag()
+			close(release)
+		}()
+		return func() { stopped = true }
+	})()
+	model := queueModel
+	model.DescribeOperation = func(input, output any) string { return fmt.Sprintf("op(%v) -> %v", input, output) }
+	s := &linearize.Stress[int, int]{Name: "hang", Seed: 5, Deadline: 42 * time.Second,
+		Setup: func(int, *rand.Rand) linearize.History[int, int] {
+			q := &lockedQueue{}
+			return linearize.History[int, int]{Model: model, Threads: []func(*linearize.Worker[int, int]){
+				func(w *linearize.Worker[int, int]) {
+					for i := range 3 {
+						w.Begin(i)
+						q.Enq(i)
+						w.End(0)
+					}
+					w.Begin(-1)
+					close(inside)
+					<-release // stuck here until the diagnosis was taken
+					w.End(q.Deq())
+				},
+			}}
+		}}
+	_, err := s.Run("hang-h0", 0)
+	require.NoError(t, err)
+	assert.Equal(t, "linearize history hang-h0 (seed 5)", what)
+	assert.Equal(t, 42*time.Second, d)
+	assert.True(t, stopped, "the watchdog is stopped once the threads returned")
+	assert.Contains(t, report, `history "hang-h0" so far`)
+	assert.Contains(t, report, "client 0: 3 operations returned")
+	assert.Contains(t, report, "op(2) -> 0")
+	assert.Contains(t, report, "still open: -1")
+}
+
+func TestDefaultDeadline(t *testing.T) {
+	if testing.Short() {
+		assert.Equal(t, time.Minute, linearize.DefaultDeadline())
+	} else {
+		assert.Equal(t, 3*time.Minute, linearize.DefaultDeadline())
+	}
+}
+
+// TestProgressWithoutDescribe prints values when the model describes none.
+func TestProgressWithoutDescribe(t *testing.T) {
+	rec := linearize.New("p")
+	c := rec.Client(3)
+	c.Begin(7)
+	c.End(8)
+	assert.Contains(t, rec.Progress(nil), "client 3: 1 operations returned\n    [1, 2] 7 -> 8")
+}
