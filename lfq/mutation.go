@@ -23,6 +23,19 @@ const (
 	// GetNoRetry: Get gives up and reports empty when its CAS fails, although
 	// items remain.
 	getNoRetry
+	// GrabPastFreeHalf: grab's consistency guard is weakened from "more than
+	// half a ring" to "more than a ring", so a thief whose loads of head and
+	// tail were inconsistent copies more than half a ring into its
+	// destination, over the destination's own queued items, before its CAS
+	// fails. The victim loses nothing: only the destination is corrupted.
+	grabPastFreeHalf
+	// StealRoundsDown: a steal takes half rounded down, so from a ring of one
+	// item it takes nothing and reports the ring empty.
+	stealRoundsDown
+	// GetSkipsLast: Get reports empty when one item is left.
+	getSkipsLast
+	// LenOneAsEmpty: Len's fast path reports 0 for a ring of one item.
+	lenOneAsEmpty
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
@@ -34,4 +47,8 @@ var mutationNames = [...]string{
 	overflowDropsNew:   "OverflowDropsNew",
 	stealAllNoCheck:    "StealAllNoCheck",
 	getNoRetry:         "GetNoRetry",
+	grabPastFreeHalf:   "GrabPastFreeHalf",
+	stealRoundsDown:    "StealRoundsDown",
+	getSkipsLast:       "GetSkipsLast",
+	lenOneAsEmpty:      "LenOneAsEmpty",
 }
