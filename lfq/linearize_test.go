@@ -2,17 +2,13 @@ package lfq_test
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -291,188 +287,183 @@ const linMaxBatch = 48
 
 // linStats adds up what the histories exercised.
 type linStats struct {
-	histories, ops, concurrent                       int
 	overflows, shortBatches, steals, emptySteals     int
 	gets, emptyGets, drains, lens, wrapped, fullInit int
-	check                                            time.Duration
 }
 
-// runLinHistory records one history of cfg (number h) and checks it.
+// linStress is the series cfg describes; st counts what its histories do.
 //
 // The victim starts anywhere in the index space (a quarter of the time
 // just below the uint32 wraparound) and holds a prefill that is not
 // recorded but is the model's initial state; a third of the time it starts
 // (nearly) full, so that Put overflows and PutBatch comes up short while
-// thieves steal. The owner (client 0) runs Put, PutBatch, Get, Len and now
-// and then Drain; each thief (clients 1..) runs StealHalf and Len. A thief
-// steals only with its own ring empty and drains it, unrecorded, after
-// each steal, so the items its steal published are exactly its ring's
-// contents; no one steals from a thief.
-func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
-	rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8))
-	victim := cfg.newVictim()
-	start := rng.Uint32()
-	if rng.IntN(4) == 0 {
-		start = math.MaxUint32 - uint32(rng.IntN(2*lfq.Size))
-	}
-	lfq.SetIndices(victim.Ring(), start)
-	nPre := rng.IntN(lfq.Size + 1)
-	if rng.IntN(3) == 0 {
-		nPre = lfq.Size - rng.IntN(8)
-	}
-	ids := make([]int, nPre+cfg.ownerOps*linMaxBatch)
-	for i := range ids {
-		ids[i] = i
-	}
-	pre := make([]*int, nPre)
-	for i := range pre {
-		pre[i] = &ids[i]
-	}
-	if n := victim.Ring().PutBatch(pre); n != nPre {
-		panic(fmt.Sprintf("prefill put %d of %d", n, nPre))
-	}
-
-	rec := linearize.New(name)
-	clients := cfg.thieves + 1
-	var ready atomic.Int32
-	var ownerDone atomic.Bool // thieves stop early, so the history stays concurrent
-	// begin is a spinning barrier: unless the goroutines start together,
-	// short histories come out sequential.
-	begin := func() {
-		for ready.Add(1); ready.Load() < int32(clients); {
-			runtime.Gosched()
-		}
-	}
-	var wg sync.WaitGroup
-	for k := 1; k <= cfg.thieves; k++ {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8|uint64(k)))
-			c := rec.Client(k)
-			own := new(lfq.Ring[int])
-			var buf []*int
-			begin()
-			for range cfg.thiefOps {
-				if ownerDone.Load() {
-					break
-				}
-				if rng.IntN(4) == 0 {
-					runtime.Gosched() // spread the thief's operations over the owner's
-				}
-				if rng.IntN(5) == 0 {
-					c.Begin(linInput{kind: linLen})
-					n := victim.Len()
-					c.End(linOutput{n: n})
-					continue
-				}
-				_, tail := lfq.Indices(victim.Ring())
-				c.Begin(linInput{kind: linStealHalf, tail: tail})
-				p := victim.StealHalf(own)
-				c.EndFunc(func() any {
-					got := linIDs(lfq.Contents(own))
-					if p != nil {
-						got = append(got, *p)
-					}
-					return linOutput{items: got}
-				})
-				if p == nil {
-					runtime.Gosched() // nothing to steal: let the owner put
-				}
-				buf = own.Drain(buf[:0])
+// thieves steal. The owner (thread 0) runs Put, PutBatch, Get, Len and now
+// and then Drain; each thief runs StealHalf and Len until the owner is
+// done. A thief steals only with its own ring empty and drains it,
+// unrecorded, after each steal, so the items its steal published are
+// exactly its ring's contents; no one steals from a thief.
+func linStress(name string, cfg linConfig, st *linStats) *linearize.Stress[linInput, linOutput] {
+	var victim linRing // the history being recorded, for Tally
+	var start uint32
+	return &linearize.Stress[linInput, linOutput]{
+		Name:    name,
+		Seed:    cfg.seed,
+		Timeout: cfg.timeout,
+		Setup: func(h int, rng *rand.Rand) linearize.History[linInput, linOutput] {
+			victim = cfg.newVictim()
+			start = rng.Uint32()
+			if rng.IntN(4) == 0 {
+				start = math.MaxUint32 - uint32(rng.IntN(2*lfq.Size))
 			}
-		})
+			lfq.SetIndices(victim.Ring(), start)
+			nPre := rng.IntN(lfq.Size + 1)
+			if rng.IntN(3) == 0 {
+				nPre = lfq.Size - rng.IntN(8)
+			}
+			if nPre >= lfq.Size-8 {
+				st.fullInit++
+			}
+			ids := make([]int, nPre+cfg.ownerOps*linMaxBatch)
+			for i := range ids {
+				ids[i] = i
+			}
+			pre := make([]*int, nPre)
+			for i := range pre {
+				pre[i] = &ids[i]
+			}
+			if n := victim.Ring().PutBatch(pre); n != nPre {
+				panic(fmt.Sprintf("prefill put %d of %d", n, nPre))
+			}
+			threads := []func(*linearize.Worker[linInput, linOutput]){linOwner(victim, ids, nPre, cfg.ownerOps)}
+			for range cfg.thieves {
+				threads = append(threads, linThief(victim, cfg.thiefOps))
+			}
+			return linearize.History[linInput, linOutput]{Model: linModel(slices.Clone(ids[:nPre]), start), Threads: threads}
+		},
+		Tally: func(ops []linearize.Op[linInput, linOutput]) {
+			if _, tl := lfq.Indices(victim.Ring()); tl < start {
+				st.wrapped++
+			}
+			for _, op := range ops {
+				st.tally(op.Input, op.Output)
+			}
+		},
 	}
-	wg.Go(func() {
-		rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8|0xff))
-		c := rec.Client(0)
-		next := nPre
+}
+
+func (st *linStats) tally(in linInput, out linOutput) {
+	switch in.kind {
+	case linPut:
+		if out.items != nil {
+			st.overflows++
+		}
+	case linPutBatch:
+		if out.n < len(in.items) {
+			st.shortBatches++
+		}
+	case linGet:
+		st.gets++
+		if out.items == nil {
+			st.emptyGets++
+		}
+	case linStealHalf:
+		st.steals++
+		if out.items == nil {
+			st.emptySteals++
+		}
+	case linDrain:
+		st.drains++
+	case linLen:
+		st.lens++
+	}
+}
+
+// linOwner is the owner's thread: ops operations on victim, putting the
+// items ids[next:] in order.
+func linOwner(victim linRing, ids []int, next, ops int) func(*linearize.Worker[linInput, linOutput]) {
+	return func(w *linearize.Worker[linInput, linOutput]) {
 		spill := make([]*int, 0, lfq.OverflowLen)
 		batch := make([]*int, 0, linMaxBatch)
 		var drained []*int
-		begin()
-		for range cfg.ownerOps {
-			if rng.IntN(16) == 0 {
-				runtime.Gosched()
-			}
-			switch r := rng.IntN(100); {
+		for range ops {
+			w.Yield(16)
+			switch r := w.Rand.IntN(100); {
 			case r < 50:
 				p := &ids[next]
 				next++
-				c.Begin(linInput{kind: linPut, items: []int{*p}})
+				w.Begin(linInput{kind: linPut, items: []int{*p}})
 				spill = victim.Put(p, spill[:0])
-				c.EndFunc(func() any { return linOutput{items: linIDs(spill)} })
+				w.EndFunc(func() linOutput { return linOutput{items: linIDs(spill)} })
 			case r < 60:
 				batch = batch[:0]
-				for range 1 + rng.IntN(linMaxBatch) {
+				for range 1 + w.Rand.IntN(linMaxBatch) {
 					batch = append(batch, &ids[next])
 					next++
 				}
-				c.Begin(linInput{kind: linPutBatch, items: linIDs(batch)})
+				w.Begin(linInput{kind: linPutBatch, items: linIDs(batch)})
 				n := victim.PutBatch(batch)
-				c.End(linOutput{n: n})
+				w.End(linOutput{n: n})
 			case r < 88:
-				c.Begin(linInput{kind: linGet})
+				w.Begin(linInput{kind: linGet})
 				p := victim.Get()
-				c.EndFunc(func() any {
+				w.EndFunc(func() linOutput {
 					if p == nil {
 						return linOutput{}
 					}
 					return linOutput{items: []int{*p}}
 				})
 			case r < 98:
-				c.Begin(linInput{kind: linLen})
+				w.Begin(linInput{kind: linLen})
 				n := victim.Len()
-				c.End(linOutput{n: n})
+				w.End(linOutput{n: n})
 			default:
-				c.Begin(linInput{kind: linDrain})
+				w.Begin(linInput{kind: linDrain})
 				drained = victim.Drain(drained[:0])
-				c.EndFunc(func() any { return linOutput{items: linIDs(drained)} })
+				w.EndFunc(func() linOutput { return linOutput{items: linIDs(drained)} })
 			}
 		}
-		ownerDone.Store(true)
-	})
-	wg.Wait()
-
-	res, err := rec.Check(linModel(slices.Clone(ids[:nPre]), start), cfg.timeout)
-
-	st.histories++
-	st.ops += res.Operations
-	st.concurrent += res.Concurrent
-	st.check += res.Elapsed
-	if nPre >= lfq.Size-8 {
-		st.fullInit++
 	}
-	if _, tl := lfq.Indices(victim.Ring()); tl < start {
-		st.wrapped++
-	}
-	ops, _ := rec.Operations()
-	for _, op := range ops {
-		in, out := op.Input.(linInput), op.Output.(linOutput)
-		switch in.kind {
-		case linPut:
-			if out.items != nil {
-				st.overflows++
+}
+
+// linThief is a thief's thread: up to ops StealHalf and Len on victim,
+// stealing into a ring of its own.
+func linThief(victim linRing, ops int) func(*linearize.Worker[linInput, linOutput]) {
+	return func(w *linearize.Worker[linInput, linOutput]) {
+		own := new(lfq.Ring[int])
+		var buf []*int
+		for range ops {
+			if w.LeadDone() {
+				return
 			}
-		case linPutBatch:
-			if out.n < len(in.items) {
-				st.shortBatches++
+			w.Yield(4) // spread the thief's operations over the owner's
+			if w.Rand.IntN(5) == 0 {
+				w.Begin(linInput{kind: linLen})
+				n := victim.Len()
+				w.End(linOutput{n: n})
+				continue
 			}
-		case linGet:
-			st.gets++
-			if out.items == nil {
-				st.emptyGets++
+			_, tail := lfq.Indices(victim.Ring())
+			w.Begin(linInput{kind: linStealHalf, tail: tail})
+			p := victim.StealHalf(own)
+			w.EndFunc(func() linOutput {
+				got := linIDs(lfq.Contents(own))
+				if p != nil {
+					got = append(got, *p)
+				}
+				return linOutput{items: got}
+			})
+			if p == nil {
+				runtime.Gosched() // nothing to steal: let the owner put
 			}
-		case linStealHalf:
-			st.steals++
-			if out.items == nil {
-				st.emptySteals++
-			}
-		case linDrain:
-			st.drains++
-		case linLen:
-			st.lens++
+			buf = own.Drain(buf[:0])
 		}
 	}
-	return res, err
+}
+
+// runLinHistory records history h of cfg under name and checks it, for
+// the kill matrix.
+func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
+	return linStress(name, cfg, st).Run(name, h)
 }
 
 func linDefaultConfig() linConfig {
@@ -496,22 +487,11 @@ func linDefaultConfig() linConfig {
 // linStep. A timeout is a failure of its own kind, not a pass.
 func TestLinearizable(t *testing.T) {
 	cfg := linDefaultConfig()
-	t.Logf("seed %d", cfg.seed)
 	var st linStats
-	start := time.Now()
-	for h := range cfg.histories {
-		_, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
-		if errors.Is(err, linearize.ErrTimeout) {
-			t.Fatalf("history %d (seed %d): porcupine timed out: neither linearizable nor refuted: %v", h, cfg.seed, err)
-		}
-		if err != nil {
-			t.Fatalf("history %d (seed %d): %v", h, cfg.seed, err)
-		}
-	}
-	t.Logf("coverage: %d of %d operations overlapped another goroutine's; %d overflowing Puts, %d short PutBatches, "+
-		"%d steals (%d empty), %d Gets (%d empty), %d Drains, %d Lens; %d histories started full, %d crossed the uint32 wraparound",
-		st.concurrent, st.ops, st.overflows, st.shortBatches, st.steals, st.emptySteals, st.gets, st.emptyGets,
-		st.drains, st.lens, st.fullInit, st.wrapped)
+	sum := linStress(t.Name(), cfg, &st).CheckAll(t, cfg.histories)
+	t.Logf("coverage: %d overflowing Puts, %d short PutBatches, %d steals (%d empty), %d Gets (%d empty), %d Drains, %d Lens; "+
+		"%d histories started full, %d crossed the uint32 wraparound",
+		st.overflows, st.shortBatches, st.steals, st.emptySteals, st.gets, st.emptyGets, st.drains, st.lens, st.fullInit, st.wrapped)
 	// The harness must reach the interesting paths; concurrency depends on
 	// the machine and is only reported.
 	require.Positive(t, st.overflows, "no Put overflowed")
@@ -519,65 +499,28 @@ func TestLinearizable(t *testing.T) {
 	require.Positive(t, st.steals-st.emptySteals, "no steal took anything")
 	require.Positive(t, st.gets-st.emptyGets, "no Get took anything")
 	require.Positive(t, st.drains, "no Drain")
-	t.Logf("porcupine: %v checking, %v in all", st.check.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
-	t.Logf("lfq linearizability: %d histories, %d operations, all linearizable", st.histories, st.ops)
+	t.Logf("lfq linearizability: %d histories, %d operations, all linearizable", sum.Histories, sum.Operations)
 }
 
 // TestLinearizeCatchesBrokenRing proves the check can fail: the same
 // harness, run on broken rings, must produce an Illegal history and its
-// visualization.
-//
-// The peeking Get is wrong only when a steal lands inside it, so it needs
-// operations that really overlap: it runs histories until one is caught,
-// and fails only if linCatchConcurrent operations overlapped without a
-// catch (here one is caught after a few hundred at most). Where the
-// machine gives too little parallelism for that (GOMAXPROCS 1, or a
-// heavily loaded machine within the time limit) it skips and says so.
+// visualization. The peeking Get is wrong only when a steal lands inside
+// it, so it is a race-only catch (here one comes after a few hundred
+// overlapping operations at most).
 func TestLinearizeCatchesBrokenRing(t *testing.T) {
-	const linCatchConcurrent = 20_000
 	cases := []struct {
-		name            string
-		newVictim       func() linRing
-		concurrencyOnly bool
+		name      string
+		newVictim func() linRing
+		catch     linearize.Catch
 	}{
-		{"Get returns the second item", newLinGetsSecond, false},
-		{"Get returns the head it peeked before taking one", newLinGetPeeks, true},
+		{"Get returns the second item", newLinGetsSecond, linearize.Catch{Within: 5}},
+		{"Get returns the head it peeked before taking one", newLinGetPeeks, linearize.Catch{RaceOnly: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.concurrencyOnly && runtime.GOMAXPROCS(0) < 2 {
-				t.Skip("GOMAXPROCS is 1: no operations overlap, so a bug that needs a steal inside a Get cannot show")
-			}
 			cfg := linDefaultConfig()
 			cfg.newVictim = tc.newVictim
-			var st linStats
-			start := time.Now()
-			for h := 0; ; h++ {
-				res, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
-				if err != nil {
-					if res.File != "" {
-						t.Cleanup(func() { os.Remove(res.File) })
-					}
-					require.ErrorIs(t, err, linearize.ErrNotLinearizable, "a timeout is not a catch")
-					require.Equal(t, porcupine.Illegal, res.Outcome)
-					require.FileExists(t, res.File)
-					require.Contains(t, err.Error(), res.File)
-					t.Logf("caught in history %d of seed %d, after %d operations (%d overlapping); this one: %d operations, %d overlapping: %v",
-						h, cfg.seed, st.ops, st.concurrent, res.Operations, res.Concurrent, err)
-					return
-				}
-				switch {
-				case !tc.concurrencyOnly && h >= 4:
-					t.Fatalf("%d histories (%d operations) of a ring broken even sequentially were all linearizable (seed %d)",
-						st.histories, st.ops, cfg.seed)
-				case st.concurrent >= linCatchConcurrent:
-					t.Fatalf("%d histories (%d operations, %d overlapping) of a broken ring were all linearizable (seed %d)",
-						st.histories, st.ops, st.concurrent, cfg.seed)
-				case h >= 2000 || time.Since(start) > 8*time.Second:
-					t.Skipf("not caught, but only %d of %d operations in %d histories overlapped: too little parallelism here to expose a race-only bug",
-						st.concurrent, st.ops, st.histories)
-				}
-			}
+			linStress(t.Name(), cfg, new(linStats)).Catches(t, tc.catch)
 		})
 	}
 }
