@@ -3,9 +3,11 @@
 //
 // A directory holds specs and configs named by convention:
 //
-//	<Spec>.tla                 the spec
-//	<Spec>.cfg                 a model that TLC must pass (exit code 0)
-//	<Spec>_mutant_<Name>.cfg   a mutant that TLC must reject with a violation
+//	<Spec>.tla                      the spec
+//	<Spec>.cfg                      a model that TLC must pass (exit code 0)
+//	<Spec>_mutant_<Name>.cfg        a mutant that TLC must reject with a violation
+//	<Spec>_long.cfg                 a model run only in long mode (larger constants)
+//	<Spec>_long_mutant_<Name>.cfg   a mutant run only in long mode
 //
 // A rejection is a deadlock, safety, liveness or Assert violation (TLC exit
 // codes 11 to 14). An assumption failure (10) is not one: TLC exits 10 when
@@ -14,8 +16,19 @@
 // parse or semantic error, an evaluation error, 75 and up) is an error and
 // never counts as a rejection.
 //
+// A mutant config may carry a line `\* Expect: <Name>` naming one of its
+// invariants or properties. Then "it, and only it, rejects" the mutant: TLC
+// must name that one as violated (for a temporal property, which TLC does not
+// name, it must be one the config checks), and the same config with that name
+// removed (Without) must pass, so no other invariant or property rejects it.
+// A mutant without the line is judged by the old rule: any rejection.
+//
+// Long mode (Checker.Long; LongEnv for `go test ./proofs/tla/`) runs the
+// _long configs beside the others.
+//
 // The package needs Java and tla2tools.jar; FindJar and FindJava say where
-// they are or why not. It uses only the standard library.
+// they are or why not, and Installer downloads a pinned jar. It uses only
+// the standard library.
 package tlc
 
 import (
@@ -35,9 +48,9 @@ import (
 )
 
 // ErrNoJar means that tla2tools.jar was not found.
-var ErrNoJar = errors.New("tlc: tla2tools.jar not found: set TLA2TOOLS_JAR to its path, " +
-	"or put tla2tools.jar from the TLA+ releases (https://github.com/tlaplus/tlaplus/releases) " +
-	"at ~/.cache/tla/tla2tools.jar")
+var ErrNoJar = errors.New("tlc: tla2tools.jar not found: run `go run ./cmd/schedkit tlc -install`, " +
+	"set TLA2TOOLS_JAR to its path, or put tla2tools.jar from the TLA+ releases " +
+	"(https://github.com/tlaplus/tlaplus/releases) at ~/.cache/tla/tla2tools.jar")
 
 // ErrNoJava means that no java binary was found to run TLC with.
 var ErrNoJava = errors.New("tlc: java not found: install a Java runtime (11 or later) " +
@@ -95,16 +108,19 @@ type Model struct {
 	Mutant string // the mutant's name, "" for a model that must pass
 	Config string // path of the .cfg
 	File   string // path of the spec's .tla
+	Long   bool   // a <Spec>_long config: run only in long mode
+	Expect string // a mutant's `\* Expect:` name: what alone must reject it; "" when none
 }
 
 // ExpectReject reports whether TLC must reject the model: it is a mutant.
 func (m Model) ExpectReject() bool { return m.Mutant != "" }
 
-const mutantSep = "_mutant_"
-
-// Models lists the models in dir, sorted by name: every <Spec>.cfg and
-// <Spec>_mutant_<Name>.cfg. It fails if a config has no <Spec>.tla beside
-// it or its name is malformed, so that a config is never silently skipped.
+// Models lists the models in dir, sorted by name: every <Spec>.cfg,
+// <Spec>_mutant_<Name>.cfg, <Spec>_long.cfg and <Spec>_long_mutant_<Name>.cfg,
+// long ones included (Select picks a mode's). It fails if a config has no
+// <Spec>.tla beside it, its name is malformed or its Expect line is wrong
+// (ParseExpect, or a name the config does not check), so that a config is
+// never silently skipped or misjudged.
 func Models(dir string) ([]Model, error) {
 	cfgs, err := filepath.Glob(filepath.Join(dir, "*.cfg"))
 	if err != nil {
@@ -113,15 +129,26 @@ func Models(dir string) ([]Model, error) {
 	var ms []Model
 	for _, cfg := range cfgs {
 		name := strings.TrimSuffix(filepath.Base(cfg), ".cfg")
-		spec, mutant, isMutant := strings.Cut(name, mutantSep)
-		if spec == "" || (isMutant && mutant == "") {
-			return nil, fmt.Errorf("tlc: %s: want <Spec>.cfg or <Spec>%s<Name>.cfg", cfg, mutantSep)
+		spec, mutant, long, err := parseName(name)
+		if err != nil {
+			return nil, fmt.Errorf("tlc: %s: %w", cfg, err)
 		}
 		file := filepath.Join(dir, spec+".tla")
 		if !isFile(file) {
 			return nil, fmt.Errorf("tlc: %s: spec %s not found", cfg, file)
 		}
-		ms = append(ms, Model{Name: name, Spec: spec, Mutant: mutant, Config: cfg, File: file})
+		text, err := os.ReadFile(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("tlc: %w", err)
+		}
+		m := Model{Name: name, Spec: spec, Mutant: mutant, Config: cfg, File: file, Long: long}
+		if m.Expect, err = ParseExpect(string(text)); err == nil {
+			err = checkExpect(m, string(text))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tlc: %s: %w", cfg, err)
+		}
+		ms = append(ms, m)
 	}
 	slices.SortFunc(ms, func(a, b Model) int { return strings.Compare(a.Name, b.Name) })
 	return ms, nil
@@ -205,38 +232,6 @@ func Parse(out string) Stats {
 	return s
 }
 
-// cfgKeywords are the section keywords of a TLC config, which end a list
-// of names.
-var cfgKeywords = map[string]bool{"SPECIFICATION": true, "INIT": true, "NEXT": true, "CONSTANT": true,
-	"CONSTANTS": true, "INVARIANT": true, "INVARIANTS": true, "PROPERTY": true, "PROPERTIES": true,
-	"CONSTRAINT": true, "CONSTRAINTS": true, "ACTION_CONSTRAINT": true, "ACTION_CONSTRAINTS": true,
-	"SYMMETRY": true, "VIEW": true, "CHECK_DEADLOCK": true, "POSTCONDITION": true, "ALIAS": true}
-
-// Properties lists the temporal properties a config asks TLC to check (its
-// PROPERTY and PROPERTIES sections), or nil if it cannot be read.
-func Properties(cfg string) []string {
-	b, err := os.ReadFile(cfg)
-	if err != nil {
-		return nil
-	}
-	var props []string
-	in := false
-	for _, line := range strings.Split(string(b), "\n") {
-		if i := strings.Index(line, "\\*"); i >= 0 {
-			line = line[:i]
-		}
-		for _, f := range strings.Fields(line) {
-			switch {
-			case cfgKeywords[f]:
-				in = f == "PROPERTY" || f == "PROPERTIES"
-			case in:
-				props = append(props, f)
-			}
-		}
-	}
-	return props
-}
-
 func lastMatch(re *regexp.Regexp, s string) []string {
 	all := re.FindAllStringSubmatch(s, -1)
 	if len(all) == 0 {
@@ -283,6 +278,8 @@ type Result struct {
 	Model        string        // the config's base name
 	Spec         string        // the spec's module name
 	Mutant       string        // "" for a model that must pass
+	Long         bool          // a long-mode model
+	Expect       string        // the name that alone must reject the mutant, "" when none
 	ExpectReject bool          // a mutant: TLC must reject it
 	OK           bool          // it behaved as expected
 	Reason       string        // why not OK; "" when OK
@@ -294,6 +291,7 @@ type Result struct {
 	Violated     string        // the invariant or property TLC reported, if it named one
 	Duration     time.Duration // wall time of the TLC run
 	Tail         string        // the last lines of TLC's output
+	Only         *Result       // the re-run without Expect that must pass; nil when not run
 }
 
 // String is one line for logs and tables.
@@ -310,9 +308,21 @@ func (r Result) String() string {
 	if r.Violated != "" {
 		v = " violated " + r.Violated
 	}
-	return fmt.Sprintf("%s %s: %s (exit %d%s), %d distinct states, %d generated, depth %d, %s: %s",
+	if r.Expect != "" {
+		v += ", expect " + r.Expect
+	}
+	only := ""
+	if o := r.Only; o != nil {
+		ov := ""
+		if o.Violated != "" {
+			ov = " violated " + o.Violated
+		}
+		only = fmt.Sprintf("; without %s: %s (exit %d%s), %d distinct states, %s", r.Expect, o.Outcome, o.ExitCode,
+			ov, o.Distinct, o.Duration.Round(10*time.Millisecond))
+	}
+	return fmt.Sprintf("%s %s: %s (exit %d%s), %d distinct states, %d generated, depth %d, %s%s: %s",
 		what, r.Model, r.Outcome, r.ExitCode, v, r.Distinct, r.Generated, r.Depth,
-		r.Duration.Round(10*time.Millisecond), verdict)
+		r.Duration.Round(10*time.Millisecond), only, verdict)
 }
 
 // Checker runs TLC.
@@ -320,11 +330,17 @@ type Checker struct {
 	Jar     string        // tla2tools.jar; required
 	Java    string        // java binary; required
 	Workers int           // TLC -workers; 0 or less means runtime.NumCPU()
-	Timeout time.Duration // per model, on top of the context; 0 means none
+	Timeout time.Duration // per TLC run, on top of the context; 0 means none
+	Long    bool          // CheckAll runs the <Spec>_long models too
+	// OnlyRerun makes Check re-run each mutant that names an Expect without
+	// that name, which must then pass: it, and only it, rejects the mutant.
+	// It about doubles the time of such a mutant.
+	OnlyRerun bool
 }
 
 // NewChecker finds the jar and java and returns a Checker with the given
-// workers. The error wraps ErrNoJar or ErrNoJava.
+// workers that does the only-it re-run. The error wraps ErrNoJar or
+// ErrNoJava.
 func NewChecker(workers int) (Checker, error) {
 	jar, err := FindJar()
 	if err != nil {
@@ -334,18 +350,111 @@ func NewChecker(workers int) (Checker, error) {
 	if err != nil {
 		return Checker{}, err
 	}
-	return Checker{Jar: jar, Java: java, Workers: workers}, nil
+	return Checker{Jar: jar, Java: java, Workers: workers, OnlyRerun: true}, nil
 }
 
 // tailLines is how much of TLC's output a Result keeps: enough for a short
 // counterexample.
 const tailLines = 60
 
-// Run checks one model. TLC's state files go to a temporary directory that
-// is removed afterwards, and no trace-explorer spec is written next to the
+// Run checks one model once: a model must pass; a mutant must be rejected,
+// by its Expect name when it has one. It does not do the only-it re-run
+// (Check does). TLC's state files go to a temporary directory that is
+// removed afterwards, and no trace-explorer spec is written next to the
 // spec.
 func (c Checker) Run(ctx context.Context, m Model) Result {
-	r := Result{Model: m.Name, Spec: m.Spec, Mutant: m.Mutant, ExpectReject: m.ExpectReject(), ExitCode: -1}
+	r, s, ok := c.run(ctx, m)
+	if !ok {
+		return r
+	}
+	r.OK, r.Reason = Judge(r.ExpectReject, r.ExitCode, s)
+	if r.OK && r.ExpectReject {
+		r.OK, r.Reason = ExpectMet(m.Expect, r.Outcome, s.Violated, Properties(m.Config))
+	}
+	if r.ExitCode < 0 && ctx.Err() != nil {
+		r.Reason = fmt.Sprintf("TLC did not finish: %v", ctx.Err())
+	}
+	return r
+}
+
+// Check is Run, followed for a rejected mutant with an Expect line (when
+// OnlyRerun) by the run of its config without that name (Without), which
+// must pass (JudgeOnly).
+func (c Checker) Check(ctx context.Context, m Model) Result {
+	r := c.Run(ctx, m)
+	if !r.OK || m.Expect == "" || !c.OnlyRerun {
+		return r
+	}
+	only, ok, reason := c.runWithout(ctx, m)
+	r.Only = &only
+	r.OK, r.Reason = ok, reason
+	if !ok && only.Tail != "" {
+		r.Tail = only.Tail
+	}
+	return r
+}
+
+// runWithout runs m's config with m.Expect removed and judges it by
+// JudgeOnly.
+func (c Checker) runWithout(ctx context.Context, m Model) (Result, bool, string) {
+	text, err := os.ReadFile(m.Config)
+	if err != nil {
+		return Result{Outcome: OutcomeError}, false, err.Error()
+	}
+	without, err := Without(string(text), m.Expect)
+	if err != nil {
+		return Result{Outcome: OutcomeError}, false, err.Error()
+	}
+	dir, err := os.MkdirTemp("", "tlc-only-")
+	if err != nil {
+		return Result{Outcome: OutcomeError}, false, err.Error()
+	}
+	defer os.RemoveAll(dir)
+	// TLC reads a config only from beside its spec: the re-run gets a copy
+	// of the spec's directory's modules (a spec may extend its neighbours).
+	if err := copyModules(filepath.Dir(m.File), dir); err != nil {
+		return Result{Outcome: OutcomeError}, false, err.Error()
+	}
+	cfg := filepath.Join(dir, m.Name+"_without_"+m.Expect+".cfg")
+	if err := os.WriteFile(cfg, []byte(without), 0o644); err != nil {
+		return Result{Outcome: OutcomeError}, false, err.Error()
+	}
+	w := Model{Name: m.Name + " without " + m.Expect, Spec: m.Spec, Config: cfg,
+		File: filepath.Join(dir, filepath.Base(m.File)), Long: m.Long}
+	r, s, ran := c.run(ctx, w)
+	if !ran {
+		return r, false, fmt.Sprintf("the re-run without %s did not run: %s", m.Expect, r.Reason)
+	}
+	r.OK, r.Reason = JudgeOnly(m.Expect, r.ExitCode, s)
+	if r.ExitCode < 0 && ctx.Err() != nil {
+		r.Reason = fmt.Sprintf("the re-run without %s did not finish: %v", m.Expect, ctx.Err())
+	}
+	return r, r.OK, r.Reason
+}
+
+// copyModules copies every .tla file of from into to.
+func copyModules(from, to string) error {
+	tlas, err := filepath.Glob(filepath.Join(from, "*.tla"))
+	if err != nil {
+		return err
+	}
+	for _, f := range tlas {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(to, filepath.Base(f)), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run runs TLC on m and fills in everything but the verdict. ok is false
+// when TLC could not be started; r.Reason then says why.
+func (c Checker) run(ctx context.Context, m Model) (r Result, s Stats, ok bool) {
+	r = Result{Model: m.Name, Spec: m.Spec, Mutant: m.Mutant, Long: m.Long, Expect: m.Expect,
+		ExpectReject: m.ExpectReject(), ExitCode: -1}
 	if c.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
@@ -358,14 +467,14 @@ func (c Checker) Run(ctx context.Context, m Model) Result {
 	meta, err := os.MkdirTemp("", "tlc-meta-")
 	if err != nil {
 		r.Outcome, r.Reason = OutcomeError, err.Error()
-		return r
+		return r, s, false
 	}
 	defer os.RemoveAll(meta)
 	cfg, err1 := filepath.Abs(m.Config)
 	spec, err2 := filepath.Abs(m.File)
 	if err := errors.Join(err1, err2); err != nil {
 		r.Outcome, r.Reason = OutcomeError, err.Error()
-		return r
+		return r, s, false
 	}
 
 	cmd := exec.CommandContext(ctx, c.Java, "-XX:+UseParallelGC", "-cp", c.Jar, "tlc2.TLC",
@@ -391,9 +500,9 @@ func (c Checker) Run(ctx context.Context, m Model) Result {
 		r.ExitCode = exitErr.ExitCode()
 	default: // java did not start
 		r.Outcome, r.Reason = OutcomeError, fmt.Sprintf("running TLC: %v", runErr)
-		return r
+		return r, s, false
 	}
-	s := Parse(text)
+	s = Parse(text)
 	r.Outcome = OutcomeOf(r.ExitCode)
 	r.Distinct, r.Generated, r.Depth, r.Violated = s.Distinct, s.Generated, s.Depth, s.Violated
 	if r.Outcome == OutcomeLiveness && r.Violated == "" {
@@ -401,21 +510,19 @@ func (c Checker) Run(ctx context.Context, m Model) Result {
 		// config's properties, one of which failed.
 		r.Violated = strings.Join(Properties(m.Config), ",")
 	}
-	r.OK, r.Reason = Judge(r.ExpectReject, r.ExitCode, s)
-	if r.ExitCode < 0 && ctx.Err() != nil {
-		r.Reason = fmt.Sprintf("TLC did not finish: %v", ctx.Err())
-	}
-	return r
+	return r, s, true
 }
 
-// CheckAll runs every model in dir in name order.
+// CheckAll checks (Check) every model in dir of the checker's mode (Select)
+// in name order.
 func (c Checker) CheckAll(ctx context.Context, dir string) ([]Result, error) {
-	ms, err := Models(dir)
+	all, err := Models(dir)
 	if err != nil {
 		return nil, err
 	}
+	ms := Select(all, c.Long)
 	if len(ms) == 0 {
-		return nil, fmt.Errorf("tlc: no .cfg files in %s", dir)
+		return nil, fmt.Errorf("tlc: no .cfg files to run in %s", dir)
 	}
 	var rs []Result
 	var bad []error
@@ -424,7 +531,7 @@ func (c Checker) CheckAll(ctx context.Context, dir string) ([]Result, error) {
 			bad = append(bad, fmt.Errorf("%s: not run: %w", m.Name, err))
 			continue
 		}
-		r := c.Run(ctx, m)
+		r := c.Check(ctx, m)
 		rs = append(rs, r)
 		if !r.OK {
 			bad = append(bad, fmt.Errorf("%s: %s", r.Model, r.Reason))
@@ -433,11 +540,12 @@ func (c Checker) CheckAll(ctx context.Context, dir string) ([]Result, error) {
 	return rs, errors.Join(bad...)
 }
 
-// CheckAll finds the jar and java, then runs every model in dir with the
-// given TLC workers (0 or less: one per CPU). It returns the results of the
-// models it ran and an error that is non-nil when the check could not start
-// (it then wraps ErrNoJar or ErrNoJava, or says why dir has no models) or
-// when any model did not behave as expected (one line per model).
+// CheckAll finds the jar and java, then checks every default-mode model in
+// dir with the given TLC workers (0 or less: one per CPU). It returns the
+// results of the models it ran and an error that is non-nil when the check
+// could not start (it then wraps ErrNoJar or ErrNoJava, or says why dir has
+// no models) or when any model did not behave as expected (one line per
+// model).
 func CheckAll(ctx context.Context, dir string, workers int) ([]Result, error) {
 	c, err := NewChecker(workers)
 	if err != nil {
