@@ -380,6 +380,10 @@ var (
 	ErrNoSchedcheck = errors.New("explore: atomicx has no hook in this build: run the tests with -tags schedcheck")
 )
 
+// Available reports whether this build can explore: atomicx has its hook
+// only under -tags schedcheck. Without it Explore returns ErrNoSchedcheck.
+func Available() bool { return hookAvailable }
+
 // Check explores the scenario build makes and fails t with the schedule, the
 // trace and the replay command if an execution fails. It logs
 // "explore NAME: N executions, N schedules, bound B, ..." and skips t in a

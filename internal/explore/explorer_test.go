@@ -493,6 +493,7 @@ func TestBadRunsAndOptions(t *testing.T) {
 }
 
 func TestCheckNamesTheTestAndSummarizes(t *testing.T) {
+	assert.True(t, explore.Available())
 	res := explore.Check(t, explore.Options{}, independent(2, 1))
 	assert.Equal(t, "TestCheckNamesTheTestAndSummarizes", res.Name)
 	assert.Equal(t, "explore TestCheckNamesTheTestAndSummarizes: 2 executions, 2 schedules, bound 2, mode dfs", res.Summary())

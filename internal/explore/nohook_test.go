@@ -16,6 +16,7 @@ import (
 func TestWithoutSchedcheckExploreRefusesAndCheckSkips(t *testing.T) {
 	_, err := explore.Explore(explore.Options{}, func() explore.Run { return explore.Run{Threads: []func(){func() {}}} })
 	require.ErrorIs(t, err, explore.ErrNoSchedcheck)
+	assert.False(t, explore.Available())
 
 	skipped := false
 	t.Run("check", func(t *testing.T) {

@@ -1,0 +1,371 @@
+package fuzz_test
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/schedkit/schedkit/fuzz"
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/internal/explore"
+)
+
+// The interleaved targets (FuzzRingInterleaved, ...) run a program of two
+// to four threads under the explorer, which takes every scheduling decision
+// from the input's schedule bytes (explore mode Bytes). Each execution is
+// judged by ivHist below: conservation, and the sequential model's rules
+// that survive concurrency (the empty rule, FIFO, Len's bounds), each
+// checked against call intervals stamped where the calls happen.
+
+// ivSkip skips a target in a build without -tags schedcheck, where the
+// explorer has no hook.
+func ivSkip(f *testing.F) {
+	if !explore.Available() {
+		f.Skip("interleaved fuzzing needs -tags schedcheck")
+	}
+}
+
+// ivExplore explores one execution of build whose schedule comes from
+// schedule, and returns its failure as an error: the explorer's report (the
+// schedule, the trace, the replay line) and the program.
+func ivExplore(name string, schedule []byte, program func() string, build func() explore.Run) error {
+	res, err := explore.Explore(explore.Options{Name: name, Mode: explore.Bytes, Decisions: schedule}, build)
+	if err != nil {
+		return err
+	}
+	if res.Failure != nil {
+		return fmt.Errorf("%s\nprogram: %s", res.Failure, program())
+	}
+	return nil
+}
+
+// ivTargets are the interleaved targets by name, each as the function its
+// f.Fuzz calls on one input; TestInterleavedRegressions runs them too.
+var ivTargets = map[string]func(data []byte) error{}
+
+// ivFuzz is the body of every interleaved target: skip without -tags
+// schedcheck, add the seeds and the real-world corpus, fuzz.
+func ivFuzz(f *testing.F, seeds [][]byte) {
+	ivSkip(f)
+	run := ivTargets[f.Name()]
+	if run == nil {
+		f.Fatalf("%s is not in ivTargets", f.Name())
+	}
+	for _, b := range seeds {
+		f.Add(b)
+	}
+	for _, b := range corpusSeeds(f) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := run(data); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// never stands for "not yet" in stamps: an item never taken, an op not
+// yet ended.
+const never = math.MaxInt
+
+// ivItem is what one item went through.
+type ivItem struct {
+	place      int // where it was put, -1: never put (made, handed back)
+	putB, putE int
+	// The op that took it out of place: known only when that op says which
+	// items it took from where (exitB, exitE, pos within the op's result).
+	exitKnown    bool
+	exitB, exitE int
+	pos          int
+	outs         int      // times it was handed to someone
+	by           []string // who, for messages
+}
+
+// ivOp is an op that reported something to check: nothing taken from a
+// place, or a length.
+type ivOp struct {
+	thread int
+	what   string
+	place  int
+	b, e   int
+	length int // -1: the op took nothing (the empty rule); else a Len it read
+}
+
+// ivHist records an execution's calls, each stamped at its start and end
+// by a counter the threads share: the explorer runs one thread at a time,
+// and every op begins with a scheduling point (a load of gate) before its
+// start stamp, so the stamps order the calls as they really ran. Threads
+// and Check call it; nothing else may.
+type ivHist struct {
+	gate  atomicx.Uint32
+	now   int
+	items []ivItem
+	ops   []ivOp
+	fifo  map[int]bool // places that are FIFO queues
+	names []string     // place names
+}
+
+// ivCaller is the place of an item handed straight back to its caller (an
+// overflowing Put's new item): it must come out once, and is in no queue.
+const ivCaller = 9
+
+func newIVHist(places ...string) *ivHist {
+	h := &ivHist{names: places, fifo: map[int]bool{}}
+	explore.Name(&h.gate, "gate")
+	return h
+}
+
+func (h *ivHist) place(p int) string {
+	switch {
+	case p == ivCaller:
+		return "the caller's hands"
+	case p >= 0 && p < len(h.names):
+		return h.names[p]
+	}
+	return fmt.Sprintf("place%d", p)
+}
+
+// begin stamps the start of an op, after a scheduling point.
+func (h *ivHist) begin() int {
+	h.gate.Load()
+	h.now++
+	return h.now
+}
+
+// end stamps the end of an op.
+func (h *ivHist) end() int {
+	h.now++
+	return h.now
+}
+
+// newItem makes an item not yet put.
+func (h *ivHist) newItem() *item {
+	h.items = append(h.items, ivItem{place: -1, exitB: never, exitE: never, pos: -1})
+	t := &item{id: len(h.items) - 1}
+	explore.Name(t, fmt.Sprintf("item%d", t.id)) // traces show &item3
+	return t
+}
+
+// put records that t went into place p by an op of [b, e].
+func (h *ivHist) put(t *item, p, b, e int) {
+	it := &h.items[t.id]
+	it.place, it.putB, it.putE = p, b, e
+}
+
+// took records that t was handed to who by an op of [b, e] that took it
+// out of place p, at position pos of its result (-1: unordered). Taken from
+// where it was put, its exit is known; taken from elsewhere (it moved
+// there unseen, as the rest of a steal does), only that it came out.
+func (h *ivHist) took(t *item, p, b, e, pos int, who string) error {
+	if t == nil {
+		return fmt.Errorf("%s took nil from %s", who, h.place(p))
+	}
+	if t.id < 0 || t.id >= len(h.items) {
+		return fmt.Errorf("%s took item %d from %s, an item the program never made", who, t.id, h.place(p))
+	}
+	it := &h.items[t.id]
+	it.outs++
+	it.by = append(it.by, fmt.Sprintf("%s [%d,%d]", who, b, e))
+	if p == it.place && !it.exitKnown {
+		it.exitKnown, it.exitB, it.exitE, it.pos = true, b, e, pos
+	}
+	return nil
+}
+
+// nothing records that an op of [b, e] by thread took nothing from place
+// p: right only if p was empty at some instant of the call.
+func (h *ivHist) nothing(thread int, what string, p, b, e int) {
+	h.ops = append(h.ops, ivOp{thread: thread, what: what, place: p, b: b, e: e, length: -1})
+}
+
+// length records that an op of [b, e] read n as p's length.
+func (h *ivHist) length(thread int, what string, p, b, e, n int) {
+	h.ops = append(h.ops, ivOp{thread: thread, what: what, place: p, b: b, e: e, length: n})
+}
+
+// surely reports that it was in place p for the whole of [b, e].
+func (it *ivItem) surely(p, b, e int) bool {
+	return it.place == p && it.putE < b && it.exitKnown && it.exitB > e
+}
+
+// maybe reports that it may have been in place p at some instant of [b, e].
+func (it *ivItem) maybe(p, b, e int) bool {
+	return it.place == p && it.putB < e && (!it.exitKnown || it.exitE > b)
+}
+
+// check judges the execution once every item still queued has been taken
+// (with took, stamps never): conservation, then the empty rule, Len's
+// bounds and FIFO order.
+func (h *ivHist) check() error {
+	for id, it := range h.items {
+		switch {
+		case it.place < 0 && it.outs > 0:
+			return fmt.Errorf("conservation: item %d was never put but came out %d times: %s", id, it.outs, strings.Join(it.by, ", "))
+		case it.place >= 0 && it.outs == 0:
+			return fmt.Errorf("conservation: item %d was put into %s at [%d,%d] and never came out (lost)", id, h.place(it.place), it.putB, it.putE)
+		case it.place >= 0 && it.outs > 1:
+			return fmt.Errorf("conservation: item %d came out %d times: %s", id, it.outs, strings.Join(it.by, ", "))
+		}
+	}
+	for _, op := range h.ops {
+		if op.length < 0 {
+			for id, it := range h.items {
+				if it.surely(op.place, op.b, op.e) {
+					return fmt.Errorf("empty rule: T%d's %s at [%d,%d] took nothing from %s, but item %d was there the whole call (put by [%d,%d], taken by %s)",
+						op.thread, op.what, op.b, op.e, h.place(op.place), id, it.putB, it.putE, strings.Join(it.by, ", "))
+				}
+			}
+			continue
+		}
+		lo, hi := 0, 0
+		for _, it := range h.items {
+			if it.surely(op.place, op.b, op.e) {
+				lo++
+			}
+			if it.maybe(op.place, op.b, op.e) {
+				hi++
+			}
+		}
+		if op.length < lo || op.length > hi {
+			return fmt.Errorf("length: T%d's %s at [%d,%d] read %d for %s, which held between %d and %d items during the call",
+				op.thread, op.what, op.b, op.e, op.length, h.place(op.place), lo, hi)
+		}
+	}
+	for x := range h.items {
+		a := &h.items[x]
+		if !h.fifo[a.place] || !a.exitKnown {
+			continue
+		}
+		for y := range h.items {
+			b := &h.items[y]
+			if b.place != a.place || !b.exitKnown || a.putE >= b.putB {
+				continue
+			}
+			// a went in before b did: b may not come out first.
+			sameOp := a.exitB == b.exitB && a.exitE == b.exitE
+			if b.exitE < a.exitB || (sameOp && a.pos >= 0 && b.pos >= 0 && b.pos < a.pos) {
+				return fmt.Errorf("FIFO: item %d went into %s before item %d (puts [%d,%d] and [%d,%d]) but came out after it (%s; %s)",
+					x, h.place(a.place), y, a.putB, a.putE, b.putB, b.putE, strings.Join(a.by, ", "), strings.Join(b.by, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+// TestIVHistCatchesBrokenHistories: each rule of ivHist.check rejects a
+// history that breaks it, and accepts the same history unbroken.
+func TestIVHistCatchesBrokenHistories(t *testing.T) {
+	// Two items put into a FIFO place one after the other, taken one after
+	// the other; a Len and an empty take after both are gone.
+	good := func() (*ivHist, []*item) {
+		h := newIVHist("q")
+		h.fifo[0] = true
+		a, b := h.newItem(), h.newItem()
+		h.put(a, 0, 1, 2)
+		h.put(b, 0, 3, 4)
+		h.length(0, "Len", 0, 5, 6, 2)
+		return h, []*item{a, b}
+	}
+	take := func(h *ivHist, ts []*item, first, second int) {
+		must(t, h.took(ts[0], 0, first, first+1, -1, "T1 Get"))
+		must(t, h.took(ts[1], 0, second, second+1, -1, "T1 Get"))
+	}
+	h, ts := good()
+	take(h, ts, 7, 9)
+	h.nothing(1, "Get", 0, 11, 12)
+	if err := h.check(); err != nil {
+		t.Fatalf("a good history fails: %v", err)
+	}
+	for name, c := range map[string]struct {
+		mutate func(h *ivHist, ts []*item)
+		want   string
+	}{
+		"lost": {func(h *ivHist, ts []*item) {
+			must(t, h.took(ts[0], 0, 7, 8, -1, "T1 Get"))
+		}, "never came out"},
+		"twice": {func(h *ivHist, ts []*item) {
+			take(h, ts, 7, 9)
+			must(t, h.took(ts[1], 0, 11, 12, -1, "T2 steal"))
+		}, "came out 2 times"},
+		"never put": {func(h *ivHist, ts []*item) {
+			take(h, ts, 7, 9)
+			must(t, h.took(h.newItem(), 0, 11, 12, -1, "T2 steal"))
+		}, "never put"},
+		"empty while full": {func(h *ivHist, ts []*item) {
+			take(h, ts, 7, 11)
+			h.nothing(2, "Get", 0, 9, 10) // item 1 is there from 4 to 11
+		}, "empty rule"},
+		"out of order": {func(h *ivHist, ts []*item) { take(h, ts, 9, 7) }, "FIFO"},
+		"out of order in a batch": {func(h *ivHist, ts []*item) {
+			must(t, h.took(ts[1], 0, 7, 8, 0, "T1 Drain"))
+			must(t, h.took(ts[0], 0, 7, 8, 1, "T1 Drain"))
+		}, "FIFO"},
+		"length": {func(h *ivHist, ts []*item) {
+			take(h, ts, 7, 9)
+			h.length(2, "Len", 0, 13, 14, 1) // both gone by 10
+		}, "length"},
+	} {
+		h, ts := good()
+		c.mutate(h, ts)
+		err := h.check()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: check() = %v, want an error mentioning %q", name, err, c.want)
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ivRegressions lists the saved inputs of target, testdata/fuzz/<target>/*.
+func ivRegressions(tb testing.TB, target string) map[string][]byte {
+	dir := filepath.Join("testdata", "fuzz", target)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		data, err := parseCorpusFile(b)
+		if err != nil {
+			tb.Fatalf("%s: %v", e.Name(), err)
+		}
+		out[e.Name()] = data
+	}
+	return out
+}
+
+// parseCorpusFile reads a "go test fuzz v1" file of one []byte value.
+func parseCorpusFile(b []byte) ([]byte, error) {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || lines[0] != "go test fuzz v1" || !strings.HasPrefix(lines[1], "[]byte(") || !strings.HasSuffix(lines[1], ")") {
+		return nil, errors.New("not a go test fuzz v1 file of one []byte")
+	}
+	var s string
+	if _, err := fmt.Sscanf(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"), "%q", &s); err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
+}
+
+// ivInputs splits an interleaved input and decodes its program's set-up
+// with r, the steps with spec.
+func ivInputs(data []byte) (setup *fuzz.Reader, schedule []byte) {
+	program, schedule := fuzz.SplitInterleaved(data)
+	return fuzz.NewReader(program), schedule
+}
