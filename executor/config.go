@@ -1,0 +1,100 @@
+package executor
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/schedkit/schedkit/runnext"
+)
+
+// MaxProcs is the largest Config.Procs New accepts.
+const MaxProcs = 256
+
+// DefaultSlice is the time slice when Config.Slice is zero: the runtime's
+// forcePreemptNS, after which sysmon takes the P from a task that still
+// holds it.
+const DefaultSlice = 10 * time.Millisecond
+
+// MaxSlice bounds Config.Slice: a slice longer than this disables handoff in
+// all but name, which is a configuration mistake.
+const MaxSlice = time.Minute
+
+// Config describes an Executor. The zero Config is valid: GOMAXPROCS Ps,
+// the runtime's slice and steal delay, panics collected for Close.
+type Config struct {
+	// Procs is the number of Ps, 1..MaxProcs; 0 means runtime.GOMAXPROCS(0)
+	// (capped at MaxProcs).
+	Procs int
+
+	// Slice is how long a task may hold its P while work waits before
+	// sysmon hands the P to another M; 0 means DefaultSlice. A task run
+	// from runnext inherits the slice of the task that spawned it.
+	Slice time.Duration
+
+	// StealDelay is how long a task must sit in a P's runnext slot before a
+	// thief may take it; 0 means runnext.StealDelay. At most Slice.
+	StealDelay time.Duration
+
+	// PanicHandler, if not nil, receives every panic of a task that is not
+	// in a group (a group's panics become the group's error), on the M that
+	// ran the task. If nil, panics are collected and Close returns them.
+	PanicHandler func(*PanicError)
+
+	// OnEvent, if not nil, is called on the M (or sysmon) where a
+	// scheduling event happens: parks, handoffs, steals, overflows. It must
+	// not block and must not call the Executor. Local spawns and task starts
+	// are not events (they are the hot path); Stats counts them.
+	OnEvent func(Event)
+
+	// GlobalQueueOnly makes every P use the one locked global queue and
+	// nothing else: no ring, no runnext, no stealing. It is the same
+	// executor with its run queues switched off, for comparison.
+	GlobalQueueOnly bool
+}
+
+// ErrClosed is returned by a submit after Close or Shutdown began.
+var ErrClosed = errors.New("executor: closed")
+
+// ErrCloseInTask is returned by Close or Shutdown called from one of the
+// executor's own Ms (a task, a panic handler, an event hook): waiting for
+// every task to end would wait for the caller.
+var ErrCloseInTask = errors.New("executor: Close called from inside a task of the executor")
+
+// ErrNotInTask is returned by Task.Blocking and Task.Yield on a Task that is
+// not the running task: the zero Task, or one whose task has returned.
+var ErrNotInTask = errors.New("executor: called on a Task that is not running")
+
+// ErrAbandoned is a group's error when Shutdown's deadline passed before one
+// of its tasks ran.
+var ErrAbandoned = errors.New("executor: task abandoned at the Shutdown deadline")
+
+// ErrConfig is wrapped by every error New returns for a bad Config field.
+var ErrConfig = errors.New("executor: bad Config")
+
+// resolve fills in the defaults and checks every field, naming the bad one.
+func (c Config) resolve() (Config, error) {
+	bad := func(field string, format string, args ...any) (Config, error) {
+		return c, fmt.Errorf("%w: %s: %s", ErrConfig, field, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case c.Procs == 0:
+		c.Procs = min(runtime.GOMAXPROCS(0), MaxProcs)
+	case c.Procs < 0 || c.Procs > MaxProcs:
+		return bad("Procs", "%d, want 1..%d (0 for GOMAXPROCS)", c.Procs, MaxProcs)
+	}
+	switch {
+	case c.Slice == 0:
+		c.Slice = DefaultSlice
+	case c.Slice < time.Microsecond || c.Slice > MaxSlice:
+		return bad("Slice", "%v, want %v..%v (0 for %v)", c.Slice, time.Microsecond, MaxSlice, DefaultSlice)
+	}
+	switch {
+	case c.StealDelay == 0:
+		c.StealDelay = runnext.StealDelay
+	case c.StealDelay < 0 || c.StealDelay > c.Slice:
+		return bad("StealDelay", "%v, want 0..Slice (%v)", c.StealDelay, c.Slice)
+	}
+	return c, nil
+}

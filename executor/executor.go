@@ -1,0 +1,409 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/schedkit/schedkit/globalq"
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/runnext"
+	"github.com/schedkit/schedkit/spinning"
+	"github.com/schedkit/schedkit/stealing"
+)
+
+// Executor runs tasks on Procs Ps the way the Go runtime runs goroutines.
+// See the package documentation. Create one with New; end it with Close or
+// Shutdown.
+type Executor struct {
+	cfg    Config
+	procs  int
+	gqOnly bool
+	ps     []*proc
+
+	global  globalq.Queue[task]
+	sched   *spinning.Sched
+	idle    *stealing.IdleMask
+	stealer *stealing.Stealer[*runnext.Queue[task], task]
+
+	// closing is set when Close or Shutdown begins: outside submits fail.
+	// inflight counts outside submits between their check of closing and
+	// their publication, so that quiescence is judged only when none is.
+	closing  atomicx.Uint32
+	inflight atomicx.Int64
+	// quiet is woken once: by the M that finds the executor quiescent
+	// while closing (quietBy 1), or by Shutdown's deadline (quietBy 2).
+	quiet   atomicx.Note
+	quietBy atomicx.Uint32
+	// abandon is set at Shutdown's deadline: Ms drop the tasks they find
+	// instead of running them, and count them in dropped.
+	abandon atomicx.Uint32
+	dropped atomicx.Int64
+
+	// nm counts the spinning.Ms made (one per worker); live counts the
+	// goroutines (workers and sysmon) not yet exited; exited is woken when
+	// live reaches zero after shutdown.
+	nm      atomicx.Int64
+	live    atomicx.Int64
+	exited  atomicx.Note
+	stopped atomicx.Uint32
+
+	// sysmon sleeps on sysmonNote while every P is idle (sysmonWait 1).
+	sysmonNote atomicx.Note
+	sysmonWait atomicx.Uint32
+
+	mu      atomicx.Mutex // guards workers and panics
+	workers []*worker
+	panics  []error
+	npanics int
+
+	closeMu  atomicx.Mutex // serializes Close and Shutdown
+	closed   bool          // guarded by closeMu
+	waited   bool          // every goroutine has exited; guarded by closeMu
+	closeErr error         // guarded by closeMu
+}
+
+// maxKeptPanics bounds the panics Close reports one by one; the rest are
+// counted.
+const maxKeptPanics = 100
+
+// New returns a running Executor for cfg, or an error naming the first bad
+// field of cfg (wrapping ErrConfig). Its Ms start parked; sysmon starts
+// watching.
+func New(cfg Config) (*Executor, error) {
+	cfg, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	e := &Executor{cfg: cfg, procs: cfg.Procs, gqOnly: cfg.GlobalQueueOnly}
+	e.ps = make([]*proc, cfg.Procs)
+	qs := make([]*runnext.Queue[task], cfg.Procs)
+	for i := range e.ps {
+		e.ps[i] = newProc(i, cfg)
+		qs[i] = &e.ps[i].q
+	}
+	if e.idle, err = stealing.NewIdleMask(cfg.Procs); err != nil {
+		return nil, err
+	}
+	for i := range e.ps {
+		e.idle.Set(i) // every P starts idle, as in the Sched
+	}
+	if e.stealer, err = stealing.New(qs, e.idle); err != nil {
+		return nil, err
+	}
+	e.sched, err = spinning.New(spinning.Config{
+		Procs:     cfg.Procs,
+		Work:      e.work,
+		NeedM:     e.startM,
+		CheckDead: e.checkDead,
+	})
+	if err != nil {
+		return nil, err
+	}
+	for range cfg.Procs {
+		e.startM()
+	}
+	e.live.Add(1)
+	go e.sysmon()
+	return e, nil
+}
+
+// Procs returns the number of Ps.
+func (e *Executor) Procs() int { return e.procs }
+
+// Go submits f from any goroutine: it goes to the global queue and an idle
+// P is woken for it (spinning's Submit order: publish, then Wakep). It
+// returns ErrClosed once Close or Shutdown has begun. A task spawning
+// another should use its Task's Go instead, which is local and faster. It
+// mirrors newproc for a goroutine started from outside any P (globrunqput,
+// wakep).
+//
+// Go panics if f is nil.
+func (e *Executor) Go(f func(Task)) error {
+	if f == nil {
+		panic("executor: Executor.Go called with a nil func")
+	}
+	return e.submit(&task{fn: f}, nil)
+}
+
+// GoBatch submits every func of fs under one lock of the global queue, with
+// one allocation for their records, and wakes an M; the Ms that find work
+// wake others (resetspinning's chain), as injectglist starts Ms for a batch.
+// It returns ErrClosed, having submitted nothing, once Close or Shutdown
+// has begun. It panics, having submitted nothing, if any func is nil.
+func (e *Executor) GoBatch(fs []func(Task)) error {
+	for _, f := range fs {
+		if f == nil {
+			panic("executor: Executor.GoBatch called with a nil func")
+		}
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	recs := make([]task, len(fs))
+	ts := make([]*task, len(fs))
+	for i, f := range fs {
+		recs[i].fn = f
+		ts[i] = &recs[i]
+	}
+	return e.submit(nil, ts)
+}
+
+// submit publishes t (or the batch ts) to the global queue from outside any
+// P, stamping the submit time for the latency histogram.
+func (e *Executor) submit(t *task, ts []*task) error {
+	e.inflight.Add(1)
+	if e.closing.Load() != 0 {
+		e.leave()
+		return ErrClosed
+	}
+	now := atomicx.Nanotime()
+	if t != nil {
+		t.at = now
+		e.global.Put(t)
+	} else {
+		for _, t := range ts {
+			t.at = now
+		}
+		e.global.PutBatch(ts)
+	}
+	e.sched.Wakep()
+	e.leave()
+	return nil
+}
+
+// leave ends an outside submit; the last one out while closing checks for
+// quiescence, since every M may have parked while it was in flight.
+func (e *Executor) leave() {
+	if e.inflight.Add(-1) == 0 && e.closing.Load() != 0 {
+		e.checkQuiet()
+	}
+}
+
+// work is spinning's Config.Work: whether any run queue holds a task. It
+// mirrors the drop-and-recheck's look at every queue (checkRunqsNoP and the
+// global queue check of findRunnable). Every P is looked at, idle or not.
+func (e *Executor) work() bool {
+	if !e.global.Empty() {
+		return true
+	}
+	if e.gqOnly || mutant == recheckMissesLocal {
+		return false
+	}
+	for _, p := range e.ps {
+		if !p.q.Empty() {
+			return true
+		}
+	}
+	return false
+}
+
+// startM starts one more M: a worker goroutine with a spinning.M of its
+// own, which parks on the idle list (or takes a handoff that waits). It is
+// the Sched's NeedM (newm) and starts the initial Ms.
+func (e *Executor) startM() {
+	e.nm.Add(1)
+	w := &worker{e: e, sm: e.sched.NewM()}
+	w.token.w = w
+	w.wt.w = w
+	e.mu.Lock()
+	e.workers = append(e.workers, w)
+	w.id = uint32(len(e.workers))
+	e.mu.Unlock()
+	w.rnd = uint64(w.id)*0x9E3779B97F4A7C15 | 1
+	w.rng = w.rand
+	e.live.Add(1)
+	go e.mstart(w, false)
+}
+
+// goroutineExit counts a worker or sysmon out; the last one wakes Close.
+func (e *Executor) goroutineExit() {
+	if e.live.Add(-1) == 0 {
+		e.exited.Wakeup()
+	}
+}
+
+// checkDead is the Sched's CheckDead, called when an M parks: while
+// closing, the executor is quiescent when every M is parked, nothing is
+// queued and no outside submit is in flight. Nothing can make work then:
+// tasks run only on Ms. It mirrors checkdead's count of idle Ms.
+func (e *Executor) checkDead(idle, _ int) {
+	if e.closing.Load() != 0 && e.inflight.Load() == 0 && int64(idle) == e.nm.Load() && !e.work() {
+		e.wakeQuiet(1)
+	}
+}
+
+// checkQuiet is checkDead for a caller outside the Sched.
+func (e *Executor) checkQuiet() {
+	if e.inflight.Load() == 0 && int64(e.sched.NMIdle()) == e.nm.Load() && !e.work() {
+		e.wakeQuiet(1)
+	}
+}
+
+// wakeQuiet wakes Close or Shutdown once, saying why (1 quiescent, 2 the
+// deadline).
+func (e *Executor) wakeQuiet(why uint32) {
+	if e.quietBy.CompareAndSwap(0, why) {
+		e.quiet.Wakeup()
+	}
+}
+
+// Close stops accepting submits (they return ErrClosed), waits until every
+// accepted task has run exactly once (tasks still running may spawn
+// locally and in their groups; those run too), and returns once every M and
+// sysmon have exited. It returns the panics of tasks when no PanicHandler
+// was configured (as *PanicError values joined with errors.Join), or nil.
+//
+// Close is safe to call more than once and from several goroutines: later
+// calls wait for the first and return its result. Called from one of the
+// executor's own Ms it returns ErrCloseInTask at once and changes nothing:
+// it would wait for itself.
+func (e *Executor) Close() error {
+	_, err := e.shutdown(nil)
+	return err
+}
+
+// Shutdown is Close with a deadline: if ctx ends before every accepted task
+// has run, the executor drops the tasks still queued (a task spawned later
+// by a task still running is dropped too, and counted in Stats.Dropped),
+// and Shutdown returns how many it dropped with ctx's error. Tasks running
+// at the deadline run on; Shutdown does not wait for them, and a later Close
+// does. A group whose task was dropped has ErrAbandoned as its error.
+// Without a deadline miss it is Close and returns 0 and Close's error.
+func (e *Executor) Shutdown(ctx context.Context) (notRun int, err error) {
+	if ctx == nil {
+		panic("executor: Executor.Shutdown called with a nil context")
+	}
+	return e.shutdown(ctx)
+}
+
+func (e *Executor) shutdown(ctx context.Context) (int, error) {
+	if e.onWorker() {
+		return 0, ErrCloseInTask
+	}
+	e.closeMu.Lock()
+	defer e.closeMu.Unlock()
+	if !e.closed {
+		e.closed = true
+		e.closing.Store(1)
+		if ctx != nil {
+			stop := context.AfterFunc(ctx, func() { e.wakeQuiet(2) })
+			defer stop()
+		}
+		e.checkQuiet()
+		e.quiet.Sleep()
+		if e.quietBy.Load() == 2 {
+			n := e.abandonAll()
+			e.stop()
+			return n, ctx.Err()
+		}
+		e.stop()
+	}
+	if !e.waited {
+		e.exited.Sleep()
+		e.waited = true
+		e.closeErr = e.panicErr()
+	}
+	return 0, e.closeErr
+}
+
+// stop ends the Ms and sysmon: parked Ms exit now, the others at their
+// next park.
+func (e *Executor) stop() {
+	e.stopped.Store(1)
+	e.sched.Shutdown()
+	e.wakeSysmon()
+}
+
+// abandonAll is Shutdown past its deadline: Ms drop what they find from
+// now on, and every P held by a task is retaken so that an M drops its
+// queue. It returns once nothing is queued, with the number dropped.
+func (e *Executor) abandonAll() int {
+	e.abandon.Store(1)
+	for e.work() {
+		for _, p := range e.ps {
+			s := p.status.Load()
+			if s&stateMask != pTask {
+				continue
+			}
+			if w := p.m.Load(); w != nil && own(w.id, pTask) == s {
+				e.retake(w, p, s)
+			}
+		}
+		atomicx.Sleep(abandonPoll)
+	}
+	return int(e.dropped.Load())
+}
+
+// onWorker reports whether the caller runs on one of e's Ms.
+func (e *Executor) onWorker() bool { return e.currentWorker() != nil }
+
+// currentWorker returns the worker whose goroutine calls it, or nil.
+func (e *Executor) currentWorker() *worker {
+	id := goid()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, w := range e.workers {
+		if w.gid.Load() == id {
+			return w
+		}
+	}
+	return nil
+}
+
+// PanicError is a task's panic: its value and the stack of the goroutine
+// that panicked. A task that calls runtime.Goexit is reported the same way,
+// with Goexit set.
+type PanicError struct {
+	Value  any
+	Stack  []byte
+	Goexit bool
+}
+
+func (p *PanicError) Error() string {
+	if p.Goexit {
+		return "executor: a task called runtime.Goexit"
+	}
+	return fmt.Sprintf("executor: a task panicked: %v", p.Value)
+}
+
+// Unwrap returns the panic value if it is an error.
+func (p *PanicError) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
+}
+
+// recovered turns what a task's deferred recover returned into a
+// PanicError; r == nil means the task called runtime.Goexit.
+func recovered(r any) *PanicError {
+	if r == nil {
+		return &PanicError{Goexit: true, Stack: debug.Stack()}
+	}
+	return &PanicError{Value: r, Stack: debug.Stack()}
+}
+
+// report hands a panic of a task outside any group to the handler, or
+// keeps it for Close.
+func (e *Executor) report(p *PanicError) {
+	if h := e.cfg.PanicHandler; h != nil {
+		h(p)
+		return
+	}
+	e.mu.Lock()
+	e.npanics++
+	if len(e.panics) < maxKeptPanics {
+		e.panics = append(e.panics, p)
+	}
+	e.mu.Unlock()
+}
+
+func (e *Executor) panicErr() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	errs := append([]error(nil), e.panics...)
+	if more := e.npanics - len(e.panics); more > 0 {
+		errs = append(errs, fmt.Errorf("executor: %d more panics", more))
+	}
+	return errors.Join(errs...)
+}

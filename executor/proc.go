@@ -1,0 +1,159 @@
+package executor
+
+import (
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/lfq"
+	"github.com/schedkit/schedkit/runnext"
+	"github.com/schedkit/schedkit/spinning"
+)
+
+// A P's status word is the runtime's p.status, with the holder in it: the
+// low two bits are the state, the rest the id of the worker that holds the
+// P (0 for none). Every change of holder or state that another goroutine
+// could race with is a CAS on the whole word, so a worker whose P was
+// retaken cannot use it: its CAS names it, and fails.
+const (
+	// pIdle: no worker holds the P (it is idle, or being handed off).
+	pIdle uint32 = iota
+	// pSched: the holder runs scheduler code and alone uses the P's queue
+	// (the runtime's _Prunning outside user code). Nobody else changes the
+	// word.
+	pSched
+	// pTask: the holder runs a task. Sysmon may retake the P (CAS to
+	// pIdle), and the task's handle may lock the queue for a spawn (CAS to
+	// pSpawn). There is no preemption, so this is also the runtime's
+	// _Psyscall: the P can be taken from under a running task.
+	pTask
+	// pSpawn: a spawn through the holder's Task uses the queue; the holder
+	// itself waits for it to end before it takes the P back.
+	pSpawn
+
+	stateBits = 2
+	stateMask = 1<<stateBits - 1
+)
+
+// own is the status word of P held by worker id in state st.
+func own(id uint32, st uint32) uint32 { return id<<stateBits | st }
+
+// proc is a P: its local run queue (a runnext slot before an lfq ring), its
+// free task records, its status word and counters.
+type proc struct {
+	id     int
+	status atomicx.Uint32
+	m      atomicx.Pointer[worker] // the holder; stored before the status word names it
+
+	// schedtick counts tasks that started a slice (not inheriting one from
+	// runnext); sysmon watches it to see a task overrun, as the runtime's
+	// sysmontick does. The holder is its only writer.
+	schedtick atomicx.Uint32
+
+	// Used only by the holder in pSched or pSpawn.
+	q      runnext.Queue[task]
+	gfree  *task // free task records (the runtime's p.gFree)
+	ngfree int
+	spill  []*task // overflow batch buffer for runnext.Queue.PutNext
+	batch  []*task // the rest of a global batch, for the ring
+
+	// sysmon's own view (the runtime's sysmontick): read and written only
+	// by sysmon.
+	seenTick uint32
+	seenWhen int64
+
+	stats procStats
+}
+
+// maxGFree bounds a P's free task records; beyond it records are left to
+// the garbage collector (the runtime moves its surplus to a global list).
+const maxGFree = 256
+
+// gfget returns a free task record of the P, or a new one. Holder only. It
+// mirrors gfget.
+func (p *proc) gfget() *task {
+	t := p.gfree
+	if t == nil {
+		return new(task)
+	}
+	p.gfree = t.next
+	t.next = nil
+	p.ngfree--
+	return t
+}
+
+// gfput keeps a finished task's record for the P's next spawn. Holder only.
+// It mirrors gfput.
+func (p *proc) gfput(t *task) {
+	*t = task{}
+	if p.ngfree >= maxGFree {
+		return
+	}
+	t.next = p.gfree
+	p.gfree = t
+	p.ngfree++
+}
+
+// worker is an M: a goroutine that runs the schedule loop, holding a
+// spinning.M (and through it at most one P). Its fields are its own unless
+// said otherwise.
+type worker struct {
+	e  *Executor
+	id uint32 // from 1; the holder id in P status words
+
+	// sm is the spinning state of the M. A worker whose task waits for a P
+	// (see reacquire) is handed the sm of the worker that runs its resume
+	// token, P and all, and leaves it its own: the pair swap.
+	sm *spinning.M
+
+	// p is the P the worker holds, nil if none. Written by the worker (and
+	// by the resumer that hands it one); read by Task handles, which only
+	// use it through a CAS on the status word.
+	p atomicx.Pointer[proc]
+
+	// cur is the generation of the task running on the worker (innermost,
+	// when a Wait runs tasks inside another); a Task is current while its
+	// gen equals cur. gen counts the worker's tasks.
+	cur atomicx.Uint64
+	gen uint64
+
+	// lent counts retakers (sysmon, Shutdown) that are using sm because
+	// they took the worker's P from under its task. The worker touches sm
+	// again only once it has seen its P gone and lent at zero.
+	lent atomicx.Int32
+
+	// note parks the worker while its task waits for a P; token is the
+	// queue item whose run hands it one. wt is its group-wait registration.
+	note  atomicx.Note
+	token task
+	wt    waiter
+
+	rnd uint64 // xorshift state for the victim order
+	rng func() uint32
+
+	gid atomicx.Int64 // the goroutine running the worker, for Close's check
+
+	// goexit is set when a task called runtime.Goexit: the goroutine is
+	// ending and the M continues on a new one.
+	goexit bool
+}
+
+// rand is the victim order's random source: xorshift64*, seeded per worker,
+// so an explorer run is deterministic.
+func (w *worker) rand() uint32 {
+	x := w.rnd
+	x ^= x >> 12
+	x ^= x << 25
+	x ^= x >> 27
+	w.rnd = x
+	return uint32((x * 2685821657736338717) >> 32)
+}
+
+// newProc makes P id for e.
+func newProc(id int, cfg Config) *proc {
+	p := &proc{
+		id:    id,
+		spill: make([]*task, 0, lfq.OverflowLen),
+		batch: make([]*task, 0, lfq.Size/2),
+	}
+	p.q.SetStealDelay(cfg.StealDelay)
+	p.stats.init()
+	return p
+}

@@ -1,0 +1,440 @@
+package executor
+
+import (
+	"time"
+
+	"github.com/schedkit/schedkit/globalq"
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/lfq"
+)
+
+// abandonPoll is how often Shutdown, past its deadline, looks whether the
+// queues have been emptied.
+const abandonPoll = 100 * time.Microsecond
+
+// mstart is a worker goroutine: it parks until handed a P, then runs the
+// schedule loop until the executor shuts down. With held set it continues
+// an M whose previous goroutine ended in runtime.Goexit. It mirrors mstart.
+func (e *Executor) mstart(w *worker, held bool) {
+	w.gid.Store(goid())
+	defer e.mexit(w)
+	if !held {
+		if !w.sm.StopM() {
+			return
+		}
+		e.takeP(w)
+	}
+	e.schedule(w)
+}
+
+// mexit ends a worker goroutine. If a task called runtime.Goexit, the
+// goroutine ends but the M does not: it continues on a new goroutine, so a
+// task can never take an M (or its P) with it.
+func (e *Executor) mexit(w *worker) {
+	if w.goexit {
+		w.goexit = false
+		go e.mstart(w, true)
+		return
+	}
+	e.goroutineExit()
+}
+
+// schedule is the M loop: find a task, run it, again; it returns when the
+// executor has shut down. An M whose P was taken while its task ran (or
+// that handed its P to a waiting task) first takes an idle P or parks, in
+// exitsyscall's order. It mirrors schedule, with the M's lost P handled as
+// exitsyscall does.
+func (e *Executor) schedule(w *worker) {
+	for {
+		if w.p.Load() == nil && !e.exitP(w) {
+			return
+		}
+		t, inherit := e.findRunnable(w)
+		if t == nil {
+			return
+		}
+		e.execute(w, t, inherit)
+	}
+}
+
+// exitP gets a P for an M that has none: an idle one, else it parks until
+// handed one. It returns false if the executor shut down. It mirrors
+// exitsyscall's pidleget and exitsyscall0's stopm.
+func (e *Executor) exitP(w *worker) bool {
+	if w.sm.AcquireP() {
+		e.takeP(w)
+		return true
+	}
+	if !w.sm.StopM() {
+		return false
+	}
+	e.takeP(w)
+	e.ps[w.sm.P()].stats.unparks.Add(1)
+	e.event(EventUnpark, w.sm.P(), w, 0)
+	return true
+}
+
+// takeP makes w the holder of the P its spinning.M was just given: out of
+// the idle mask, holder recorded before the status word names it (sysmon
+// reads them in the other order). It mirrors acquirep.
+func (e *Executor) takeP(w *worker) {
+	p := e.ps[w.sm.P()]
+	e.idle.Clear(p.id)
+	p.m.Store(w)
+	p.status.Store(own(w.id, pSched))
+	w.p.Store(p)
+	e.wakeSysmon()
+}
+
+// findRunnable returns the next task for w, which holds a P in pSched, and
+// whether it inherits the current slice; nil once the executor has shut
+// down. The order is the runtime's: every 61st tick one task from the
+// global queue; the P's runnext, then its ring; a batch from the global
+// queue; stealing (four passes, runnext on the last) if the spinning rule
+// lets the M spin; then give up the P, drop spinning and re-check every
+// queue, and park. It mirrors findRunnable and stopm.
+func (e *Executor) findRunnable(w *worker) (*task, bool) {
+	for {
+		p := w.p.Load()
+		if e.gqOnly {
+			if t := e.global.Get(); t != nil {
+				p.stats.globalGets.Add(1)
+				return t, false
+			}
+		} else {
+			if globalq.FairnessTick(p.schedtick.Load()) {
+				if t := e.global.Get(); t != nil {
+					p.stats.globalGets.Add(1)
+					return t, false
+				}
+			}
+			if t, inherit := p.q.Get(); t != nil {
+				if inherit {
+					p.stats.runnext.Add(1)
+				} else {
+					p.stats.ringGets.Add(1)
+				}
+				return t, inherit
+			}
+			if t := e.globalBatch(w, p); t != nil {
+				return t, false
+			}
+		}
+		wasSpinning := w.sm.Spinning()
+		if w.sm.BecomeSpinning() {
+			if !wasSpinning {
+				p.stats.spinStarts.Add(1)
+			}
+			if !e.gqOnly {
+				if t := e.stealer.Steal(p.id, w.rng); t != nil {
+					n := p.q.Len() + 1
+					p.stats.steals.Add(1)
+					p.stats.stolen.Add(uint64(n))
+					e.event(EventSteal, p.id, w, n)
+					return t, false
+				}
+			}
+		}
+		// Nothing: give the P back and park (releasep, pidleput, the
+		// drop-and-recheck, stopm). The P's queue is empty, so it may be
+		// marked idle for thieves before the Sched has it.
+		e.idle.Set(p.id)
+		p.m.Store(nil)
+		p.status.Store(pIdle)
+		w.p.Store(nil)
+		if !w.sm.ReleaseP() { // needspinning: spin instead
+			e.takeP(w)
+			p.stats.spinStarts.Add(1)
+			continue
+		}
+		if w.sm.Spinning() {
+			p.stats.spinStops.Add(1)
+		}
+		if w.sm.DropSpinning() { // work appeared
+			e.takeP(w)
+			p.stats.spinStarts.Add(1)
+			continue
+		}
+		p.stats.parks.Add(1)
+		e.event(EventPark, p.id, w, 0)
+		if !w.sm.StopM() {
+			return nil, false
+		}
+		e.takeP(w)
+		e.ps[w.sm.P()].stats.unparks.Add(1)
+		e.event(EventUnpark, w.sm.P(), w, 0)
+	}
+}
+
+// globalBatch takes the P's share of the global queue: one task to run and
+// up to lfq.Size/2-1 more for its ring, which is empty (its Get just
+// failed and only the holder puts). It mirrors globrunqgetbatch as
+// findRunnable calls it.
+func (e *Executor) globalBatch(w *worker, p *proc) *task {
+	if e.global.Empty() {
+		return nil
+	}
+	t, rest := e.global.GetBatch(lfq.Size/2, e.procs, p.batch[:0])
+	if t == nil {
+		return nil
+	}
+	if len(rest) > 0 {
+		if n := p.q.PutBatch(rest); n != len(rest) {
+			panic("executor: a global batch did not fit an empty ring")
+		}
+		clear(rest)
+	}
+	p.stats.globalBatches.Add(1)
+	p.stats.globalBatchTasks.Add(uint64(len(rest) + 1))
+	e.event(EventGlobalBatch, p.id, w, len(rest)+1)
+	return t
+}
+
+// execute runs t on w, which holds its P in pSched, and returns with w
+// holding a P in pSched again, or none (the task lost it, or handed it to a
+// waiting task). A resume token hands the P to the task waiting for it. A
+// task that does not inherit the slice starts a new one (schedtick). It
+// mirrors execute.
+func (e *Executor) execute(w *worker, t *task, inherit bool) {
+	p := w.p.Load()
+	if w.sm.Spinning() { // found work: resetspinning (which may wake another)
+		w.sm.ResetSpinning()
+		p.stats.spinStops.Add(1)
+	}
+	if t.w != nil {
+		e.resume(w, p, t.w)
+		return
+	}
+	fn, gfn, g, at := t.fn, t.gfn, t.g, t.at
+	p.gfput(t)
+	if !inherit {
+		p.schedtick.Add(1)
+	}
+	p.stats.tasks.Add(1)
+	if at != 0 {
+		p.stats.latency.record(atomicx.Nanotime() - at)
+	}
+	if e.abandon.Load() != 0 {
+		e.dropped.Add(1)
+		if g != nil {
+			g.finish(ErrAbandoned, w)
+		}
+		return
+	}
+	w.gen++
+	gen := w.gen
+	prev := w.cur.Load()
+	w.cur.Store(gen)
+	p.status.Store(own(w.id, pTask))
+	e.run(w, Task{w: w, gen: gen}, fn, gfn, g, prev)
+}
+
+// run calls the task's func and, when it returns, panics or calls
+// runtime.Goexit, takes the P back for scheduler work and ends the task: a
+// panic goes to its group or the handler, a group task's result to its
+// group. It mirrors the end of a goroutine (goexit0), with recover.
+func (e *Executor) run(w *worker, t Task, fn func(Task), gfn func(Task) error, g *Group, prev uint64) {
+	returned := false
+	var err error
+	defer func() {
+		if !returned {
+			pe := recovered(recover())
+			if pe.Goexit {
+				w.goexit = true
+			}
+			if p := w.p.Load(); p != nil {
+				p.stats.panics.Add(1)
+			}
+			e.event(EventPanic, -1, w, 0)
+			if g != nil {
+				err = pe
+			} else {
+				e.report(pe)
+			}
+		}
+		w.cur.Store(prev)
+		if p := w.p.Load(); p != nil {
+			e.claim(w, p, pSched)
+		}
+		if g != nil {
+			g.finish(err, w)
+		}
+	}()
+	if gfn != nil {
+		err = gfn(t)
+	} else {
+		fn(t)
+	}
+	returned = true
+}
+
+// claim moves w's P from pTask to st (pSched to use the queue, pIdle to
+// give the P away), waiting out a spawn that holds it; pSched counts as
+// claimed already. It returns false if the P was retaken: then w holds
+// none, and w's spinning.M is w's own again (no retaker is using it).
+func (e *Executor) claim(w *worker, p *proc, st uint32) bool {
+	me := own(w.id, pTask)
+	to := pIdle
+	if st == pSched {
+		to = own(w.id, pSched)
+	}
+	for {
+		if p.status.CompareAndSwap(me, to) {
+			return true
+		}
+		switch p.status.Load() {
+		case own(w.id, pSpawn):
+			awaitSpawn()
+			continue
+		case own(w.id, pSched):
+			if st == pSched {
+				return true
+			}
+			p.status.Store(own(w.id, pTask))
+			continue
+		}
+		for w.lent.Load() != 0 {
+			awaitSpawn()
+		}
+		w.p.Store(nil)
+		return false
+	}
+}
+
+// awaitSpawn lets another goroutine finish a few atomic operations it
+// holds the P for (a spawn, or a retaker's handoff). A 1ns sleep, as
+// runnext's awaitOwner: on the explorer's clock it lets the holder run.
+func awaitSpawn() { atomicx.Sleep(time.Nanosecond) }
+
+// resume hands x's P, with x's spinning.M, to the worker w whose task waits
+// for one, takes w's (P-less) spinning.M in exchange and wakes w; x then
+// holds no P. It is the counterpart of reacquire's wait, and mirrors
+// execute of a goroutine that exitsyscall0 or Gosched put on the global
+// queue.
+func (e *Executor) resume(x *worker, p *proc, w *worker) {
+	x.sm, w.sm = w.sm, x.sm
+	p.m.Store(w)
+	p.status.Store(own(w.id, pSched))
+	w.p.Store(p)
+	x.p.Store(nil)
+	p.stats.resumes.Add(1)
+	w.note.Wakeup()
+}
+
+// giveUpP hands w's P to another M (or makes it idle) before w's task
+// blocks or waits: the runtime's entersyscallblock and handoffp. If the P
+// was already retaken there is nothing to give.
+func (e *Executor) giveUpP(w *worker) {
+	p := w.p.Load()
+	if p == nil || !e.claim(w, p, pIdle) {
+		return
+	}
+	p.m.Store(nil)
+	w.p.Store(nil)
+	p.stats.handoffs.Add(1)
+	e.event(EventHandoff, p.id, w, 0)
+	w.sm.HandoffP()
+}
+
+// reacquire gets a P for w's task, which holds none (after Blocking, or
+// with its P retaken): an idle one, else it queues w's resume token on the
+// global queue and parks until an M runs it. It mirrors exitsyscall
+// (exitsyscallfast's pidleget, then exitsyscall0's globrunqput and park).
+// After shutdown the task goes on without a P.
+func (e *Executor) reacquire(w *worker) {
+	if w.p.Load() != nil {
+		return
+	}
+	if w.sm.AcquireP() {
+		e.takeP(w)
+		e.startSlice(w)
+		return
+	}
+	if e.stopped.Load() != 0 {
+		return
+	}
+	e.waitP(w)
+}
+
+// waitP queues w's resume token and parks until an M runs it and hands w a
+// P (resume). Gosched and exitsyscall0 put the goroutine on the global
+// queue the same way.
+func (e *Executor) waitP(w *worker) {
+	e.global.Put(&w.token)
+	e.sched.Wakep()
+	e.park(w)
+}
+
+// park sleeps until resume has handed w a P, then starts w's slice.
+func (e *Executor) park(w *worker) {
+	w.note.Sleep()
+	w.note.Clear()
+	e.startSlice(w)
+}
+
+// startSlice puts w's task back on the P it just got: a new slice, and the
+// P in pTask.
+func (e *Executor) startSlice(w *worker) {
+	p := w.p.Load()
+	p.schedtick.Add(1)
+	p.status.Store(own(w.id, pTask))
+}
+
+// ready makes the task waiting on wt runnable: an outside waiter is woken;
+// a task's resume token goes to x's runnext if x holds a P (the waiter runs
+// next on it, as ready puts a woken goroutine in runnext), else to the
+// global queue. x holds its P in pSched, or none.
+func (e *Executor) ready(x *worker, wt *waiter) {
+	if wt.w == nil {
+		wt.note.Wakeup()
+		return
+	}
+	tok := &wt.w.token
+	if x != nil && !e.gqOnly {
+		if p := x.p.Load(); p != nil {
+			if spill := p.q.PutNext(tok, p.spill[:0]); len(spill) != 0 {
+				e.overflow(x, p, spill)
+			}
+			e.wakeIfIdle()
+			return
+		}
+	}
+	e.global.Put(tok)
+	e.sched.Wakep()
+}
+
+// overflow moves a full ring's older half (and the task that did not fit)
+// to the global queue in one batch: runqputslow's globrunqputbatch.
+func (e *Executor) overflow(w *worker, p *proc, spill []*task) {
+	e.global.PutBatch(spill)
+	clear(spill)
+	p.stats.overflows.Add(1)
+	e.event(EventOverflow, p.id, w, len(spill))
+}
+
+// wakeIfIdle wakes an M for work the caller put in its own P's queue, if a
+// P is idle and no M spins: the caller will run it itself otherwise, so no
+// wakeup is lost by skipping Wakep (and its lock) when every P is busy.
+func (e *Executor) wakeIfIdle() {
+	if e.sched.NPIdle() != 0 && e.sched.NMSpinning() == 0 {
+		e.sched.Wakep()
+	}
+}
+
+// retake takes P p, which worker w holds in state s (pTask), from under
+// w's task and hands it to another M: sysmon's retake and handoffp. w's
+// spinning.M is the retaker's to use until lent drops back. It reports
+// whether it took the P.
+func (e *Executor) retake(w *worker, p *proc, s uint32) bool {
+	w.lent.Add(1)
+	if !p.status.CompareAndSwap(s, pIdle) {
+		w.lent.Add(-1)
+		return false
+	}
+	p.m.Store(nil)
+	p.stats.retakes.Add(1)
+	e.event(EventRetake, p.id, w, 0)
+	w.sm.HandoffP()
+	w.lent.Add(-1)
+	return true
+}

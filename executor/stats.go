@@ -1,0 +1,255 @@
+package executor
+
+import (
+	"math/bits"
+	"time"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+)
+
+// EventKind names a scheduling event.
+type EventKind uint8
+
+// The events Config.OnEvent receives.
+const (
+	EventPark        EventKind = iota + 1 // an M gave its P back and parked (stopm)
+	EventUnpark                           // a parked M was handed a P (startm)
+	EventHandoff                          // a task gave its P away: Blocking, Yield, a Wait with nothing to run
+	EventRetake                           // sysmon (or Shutdown) took a P from a task past its slice
+	EventSteal                            // an M stole N tasks from another P
+	EventOverflow                         // a full ring sent N tasks to the global queue
+	EventGlobalBatch                      // an M took N tasks from the global queue
+	EventPanic                            // a task panicked (or called runtime.Goexit)
+)
+
+var eventNames = [...]string{
+	EventPark: "park", EventUnpark: "unpark", EventHandoff: "handoff", EventRetake: "retake",
+	EventSteal: "steal", EventOverflow: "overflow", EventGlobalBatch: "globalbatch", EventPanic: "panic",
+}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventNames) && eventNames[k] != "" {
+		return eventNames[k]
+	}
+	return "event?"
+}
+
+// Event is one scheduling event: its kind, the P (-1 if none) and M it
+// concerns, and a count where the kind has one.
+type Event struct {
+	Kind EventKind
+	P    int
+	M    int
+	N    int
+}
+
+// event calls the hook, if any.
+func (e *Executor) event(k EventKind, p int, w *worker, n int) {
+	if h := e.cfg.OnEvent; h != nil {
+		h(Event{Kind: k, P: p, M: int(w.id), N: n})
+	}
+}
+
+// procStats are one P's counters. Most are written by the P's holder only;
+// each is an atomic cell, so Stats reads them without a lock while the
+// executor runs.
+type procStats struct {
+	tasks            atomicx.Uint64
+	runnext          atomicx.Uint64
+	ringGets         atomicx.Uint64
+	globalGets       atomicx.Uint64
+	globalBatches    atomicx.Uint64
+	globalBatchTasks atomicx.Uint64
+	steals           atomicx.Uint64
+	stolen           atomicx.Uint64
+	overflows        atomicx.Uint64
+	handoffs         atomicx.Uint64
+	retakes          atomicx.Uint64
+	resumes          atomicx.Uint64
+	yields           atomicx.Uint64
+	helped           atomicx.Uint64
+	parks            atomicx.Uint64
+	unparks          atomicx.Uint64
+	spinStarts       atomicx.Uint64
+	spinStops        atomicx.Uint64
+	panics           atomicx.Uint64
+	latency          histogram
+}
+
+func (s *procStats) init() {}
+
+// ProcStats are the counters of one P, or their sum.
+type ProcStats struct {
+	Tasks            uint64 // tasks started (dropped ones at a Shutdown deadline included)
+	RunnextHits      uint64 // tasks taken from the runnext slot (they inherit the slice)
+	RingGets         uint64 // tasks taken from the ring
+	GlobalGets       uint64 // single tasks from the global queue (the 61st tick; GlobalQueueOnly)
+	GlobalBatches    uint64 // batches taken from the global queue
+	GlobalBatchTasks uint64 // tasks in those batches
+	Steals           uint64 // successful steals
+	Stolen           uint64 // tasks taken by them
+	Overflows        uint64 // full rings that sent half to the global queue
+	Handoffs         uint64 // Ps given away by their task (Blocking, Yield, Wait)
+	Retakes          uint64 // Ps taken by sysmon from a task past its slice
+	Resumes          uint64 // Ps handed to a task waiting for one
+	Yields           uint64 // Yields that gave the P away
+	Helped           uint64 // tasks run by a Wait while it waited
+	Parks            uint64 // Ms that gave this P back and parked
+	Unparks          uint64 // Ms woken with this P
+	SpinStarts       uint64 // Ms that started spinning on this P
+	SpinStops        uint64 // spinning Ms that stopped (found work or gave up)
+	Panics           uint64 // tasks that panicked
+	QueueLen         int    // tasks in the P's queue when read (a hint)
+}
+
+func (s *ProcStats) add(o ProcStats) {
+	s.Tasks += o.Tasks
+	s.RunnextHits += o.RunnextHits
+	s.RingGets += o.RingGets
+	s.GlobalGets += o.GlobalGets
+	s.GlobalBatches += o.GlobalBatches
+	s.GlobalBatchTasks += o.GlobalBatchTasks
+	s.Steals += o.Steals
+	s.Stolen += o.Stolen
+	s.Overflows += o.Overflows
+	s.Handoffs += o.Handoffs
+	s.Retakes += o.Retakes
+	s.Resumes += o.Resumes
+	s.Yields += o.Yields
+	s.Helped += o.Helped
+	s.Parks += o.Parks
+	s.Unparks += o.Unparks
+	s.SpinStarts += o.SpinStarts
+	s.SpinStops += o.SpinStops
+	s.Panics += o.Panics
+	s.QueueLen += o.QueueLen
+}
+
+// Stats is a snapshot of the executor's counters: per P, their total, and
+// the scheduling latency of tasks submitted from outside. Each counter is
+// read atomically but not all at one instant.
+type Stats struct {
+	Procs     []ProcStats
+	Total     ProcStats
+	GlobalLen int           // tasks in the global queue
+	Ms        int           // Ms (worker goroutines) made so far
+	Spinning  int           // Ms spinning now
+	IdleProcs int           // Ps idle now
+	Dropped   int           // tasks dropped at a Shutdown deadline
+	Latency   LatencyStats  // submit (Executor.Go, GoBatch, an outside group's Go) to start
+	Slice     time.Duration // the configured slice
+}
+
+// LatencyStats summarizes a latency histogram. The quantiles are the upper
+// bounds of their buckets: within 25% above the true value.
+type LatencyStats struct {
+	Count uint64
+	P50   time.Duration
+	P99   time.Duration
+	Max   time.Duration
+}
+
+// Stats returns the counters. It takes no lock the Ms take on their paths
+// (only each cell's atomic load and the global queue's length cell).
+func (e *Executor) Stats() Stats {
+	s := Stats{
+		Procs:     make([]ProcStats, len(e.ps)),
+		GlobalLen: e.global.Len(),
+		Ms:        int(e.nm.Load()),
+		Spinning:  e.sched.NMSpinning(),
+		IdleProcs: e.sched.NPIdle(),
+		Dropped:   int(e.dropped.Load()),
+		Slice:     e.cfg.Slice,
+	}
+	var h [histBuckets]uint64
+	var maxLat int64
+	for i, p := range e.ps {
+		ps := &p.stats
+		s.Procs[i] = ProcStats{
+			Tasks: ps.tasks.Load(), RunnextHits: ps.runnext.Load(), RingGets: ps.ringGets.Load(),
+			GlobalGets: ps.globalGets.Load(), GlobalBatches: ps.globalBatches.Load(),
+			GlobalBatchTasks: ps.globalBatchTasks.Load(), Steals: ps.steals.Load(), Stolen: ps.stolen.Load(),
+			Overflows: ps.overflows.Load(), Handoffs: ps.handoffs.Load(), Retakes: ps.retakes.Load(),
+			Resumes: ps.resumes.Load(), Yields: ps.yields.Load(), Helped: ps.helped.Load(),
+			Parks: ps.parks.Load(), Unparks: ps.unparks.Load(), SpinStarts: ps.spinStarts.Load(),
+			SpinStops: ps.spinStops.Load(), Panics: ps.panics.Load(), QueueLen: p.q.Len(),
+		}
+		s.Total.add(s.Procs[i])
+		for b := range h {
+			h[b] += ps.latency.buckets[b].Load()
+		}
+		maxLat = max(maxLat, ps.latency.max.Load())
+	}
+	s.Latency = summarize(&h, maxLat)
+	return s
+}
+
+// histogram is a log-linear latency histogram of nanoseconds: below
+// histSub values one bucket each, then histSub buckets per power of two,
+// so a bucket's upper bound is within 1/histSub above any value in it.
+// Written by the P's holder.
+type histogram struct {
+	buckets [histBuckets]atomicx.Uint64
+	max     atomicx.Int64
+}
+
+const (
+	histSubBits = 2
+	histSub     = 1 << histSubBits
+	histBuckets = (64 - histSubBits + 1) * histSub
+)
+
+// bucket returns the bucket of v >= 0.
+func bucket(v uint64) int {
+	if v < histSub {
+		return int(v)
+	}
+	exp := bits.Len64(v) - 1 // >= histSubBits
+	sub := (v >> (exp - histSubBits)) & (histSub - 1)
+	return (exp-histSubBits+1)*histSub + int(sub)
+}
+
+// upper returns the largest value bucket b holds.
+func upper(b int) uint64 {
+	if b < histSub {
+		return uint64(b)
+	}
+	exp := b/histSub + histSubBits - 1
+	sub := uint64(b % histSub)
+	lo := (histSub + sub) << (exp - histSubBits)
+	return lo + 1<<(exp-histSubBits) - 1
+}
+
+func (h *histogram) record(ns int64) {
+	if ns < 0 {
+		ns = 0
+	}
+	h.buckets[bucket(uint64(ns))].Add(1)
+	if ns > h.max.Load() {
+		h.max.Store(ns)
+	}
+}
+
+func summarize(h *[histBuckets]uint64, maxLat int64) LatencyStats {
+	var n uint64
+	for _, c := range h {
+		n += c
+	}
+	ls := LatencyStats{Count: n, Max: time.Duration(maxLat)}
+	if n == 0 {
+		return ls
+	}
+	q := func(f float64) time.Duration {
+		rank := uint64(f*float64(n-1)) + 1
+		var seen uint64
+		for b, c := range h {
+			seen += c
+			if seen >= rank {
+				return time.Duration(min(upper(b), uint64(maxLat)))
+			}
+		}
+		return time.Duration(maxLat)
+	}
+	ls.P50, ls.P99 = q(0.50), q(0.99)
+	return ls
+}

@@ -1,0 +1,98 @@
+package executor
+
+import (
+	"time"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+)
+
+// sysmon's sleep between rounds: 20µs while it keeps finding Ps to take,
+// doubling after 50 idle rounds up to 10ms, as the runtime's sysmon.
+const (
+	sysmonMinDelay = 20 * time.Microsecond
+	sysmonMaxDelay = 10 * time.Millisecond
+	sysmonIdleRuns = 50
+)
+
+// sysmon watches the Ps and takes a P from a task that has held it past the
+// slice while work waits, handing it to another M (retake, handoffp); a
+// blocked task is such a task too, since a task is never preempted. When
+// every P is idle it sleeps until an M takes one (sysmonwait). It exits
+// once the executor stops. It mirrors sysmon.
+func (e *Executor) sysmon() {
+	defer e.goroutineExit()
+	idle := 0
+	delay := sysmonMinDelay
+	for {
+		if e.stopped.Load() != 0 {
+			return
+		}
+		if mutant == sysmonOff || e.sched.NPIdle() == e.procs {
+			e.sysmonSleep()
+			idle = 0
+			continue
+		}
+		switch {
+		case idle == 0:
+			delay = sysmonMinDelay
+		case idle > sysmonIdleRuns:
+			delay = min(2*delay, sysmonMaxDelay)
+		}
+		atomicx.Sleep(delay)
+		if e.retakeAll(atomicx.Nanotime()) > 0 {
+			idle = 0
+		} else {
+			idle++
+		}
+	}
+}
+
+// sysmonSleep parks sysmon until takeP (or stop) wakes it, unless a P got
+// busy meanwhile. The handshake on sysmonWait wakes the note at most once
+// per sleep.
+func (e *Executor) sysmonSleep() {
+	e.sysmonWait.Store(1)
+	if (mutant == sysmonOff || e.sched.NPIdle() == e.procs) && e.stopped.Load() == 0 {
+		e.sysmonNote.Sleep()
+		e.sysmonNote.Clear()
+		return
+	}
+	if !e.sysmonWait.CompareAndSwap(1, 0) {
+		// A waker won the flag and will wake the note: take its wakeup.
+		e.sysmonNote.Sleep()
+		e.sysmonNote.Clear()
+	}
+}
+
+// wakeSysmon wakes sysmon if it sleeps for want of a busy P.
+func (e *Executor) wakeSysmon() {
+	if e.sysmonWait.Load() != 0 && e.sysmonWait.CompareAndSwap(1, 0) {
+		e.sysmonNote.Wakeup()
+	}
+}
+
+// retakeAll is one round of sysmon over the Ps: for each P it notes a new
+// slice (schedtick moved), or, if the same slice has lasted Slice, retakes
+// the P when its task still runs and work waits for it: in its own queue,
+// or in the global queue with no P idle to take it. It returns how many it
+// took. It mirrors retake.
+func (e *Executor) retakeAll(now int64) int {
+	n := 0
+	for _, p := range e.ps {
+		s := p.status.Load()
+		if tick := p.schedtick.Load(); tick != p.seenTick || s == pIdle {
+			p.seenTick, p.seenWhen = tick, now
+			continue
+		}
+		if now-p.seenWhen < int64(e.cfg.Slice) || s&stateMask != pTask {
+			continue
+		}
+		if p.q.Empty() && (e.global.Empty() || e.sched.NPIdle() != 0) {
+			continue // nothing waits for this P
+		}
+		if w := p.m.Load(); w != nil && own(w.id, pTask) == s && e.retake(w, p, s) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,169 @@
+package executor
+
+import "context"
+
+// task is a queued unit of work: a func, a group's func, or a resume token
+// (w set) that hands a P to a task waiting for one. Records of finished
+// tasks are reused by their P (gfget, gfput).
+type task struct {
+	fn   func(Task)
+	gfn  func(Task) error
+	g    *Group
+	w    *worker // resume token: the worker whose task waits for a P
+	at   int64   // atomicx.Nanotime at an outside submit; 0 for a local spawn
+	next *task   // free list link
+}
+
+// Task is a running task's handle on the executor, passed to its func. It
+// is the only way to reach the P's own queue: Go spawns into the runnext
+// slot of the P the task runs on. A Task is valid while its func runs, on
+// the goroutine that runs it; a Task whose func has returned panics (Go) or
+// returns ErrNotInTask (Blocking, Yield).
+//
+// Every use of the P's queue through a Task first takes the P's status word
+// from pTask to pSpawn by CAS, naming the worker, and puts it back after: a
+// task whose P sysmon has taken (or that gave it away in Blocking, Yield or
+// Wait) fails the CAS and spawns into the global queue instead. So a Task
+// never touches a queue its worker does not hold, even if it is passed to
+// another goroutine (which is misuse, and not detected, while the task
+// runs).
+type Task struct {
+	w   *worker
+	gen uint64
+}
+
+// current returns t's worker, or nil if t is not the innermost running
+// task on it.
+func (t Task) current() *worker {
+	if t.w == nil || t.w.cur.Load() != t.gen {
+		return nil
+	}
+	return t.w
+}
+
+// Go spawns f as a new task. From the P the task holds, f goes to the
+// runnext slot and runs next on this P, in the current slice, unless a
+// thief takes it; the task it displaces goes to the ring's tail, and a full
+// ring sends half of itself to the global queue in one batch. A task with
+// no P (taken by sysmon, or given away in Blocking) spawns into the global
+// queue. Go reads no clock and allocates nothing but f's closure (records
+// are reused per P). It mirrors newproc (runqput with next=true, wakep).
+//
+// Go panics if f is nil, or if t is the zero Task or its task has returned
+// (or is waiting in a group's Wait while a task it runs meanwhile calls Go).
+func (t Task) Go(f func(Task)) {
+	if f == nil {
+		panic("executor: Task.Go called with a nil func")
+	}
+	w := t.current()
+	if w == nil {
+		t.stale("Go")
+	}
+	w.e.spawn(w, f, nil, nil)
+}
+
+// stale panics for a call on a Task that is not running.
+//
+//go:noinline
+func (t Task) stale(call string) {
+	if t.w == nil {
+		panic("executor: Task." + call + " called on the zero Task")
+	}
+	panic("executor: Task." + call + " called on a Task whose func has returned (or is waiting in a group's Wait)")
+}
+
+// spawn queues a task on w's P if w's task still holds it, else on the
+// global queue.
+func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Group) {
+	if p := w.p.Load(); p != nil {
+		me := own(w.id, pTask)
+		if p.status.CompareAndSwap(me, own(w.id, pSpawn)) {
+			t := p.gfget()
+			t.fn, t.gfn, t.g = fn, gfn, g
+			if e.gqOnly {
+				e.global.Put(t)
+				p.status.Store(me)
+				e.sched.Wakep()
+				return
+			}
+			if spill := p.q.PutNext(t, p.spill[:0]); len(spill) != 0 {
+				e.overflow(w, p, spill)
+			}
+			p.status.Store(me)
+			e.wakeIfIdle()
+			return
+		}
+	}
+	e.global.Put(&task{fn: fn, gfn: gfn, g: g})
+	e.sched.Wakep()
+}
+
+// Blocking runs f, a call that may block (a system call, a lock, a channel),
+// after handing the task's P to another M, so the P's queue and the rest of
+// the executor run on meanwhile. When f returns, the task takes an idle P,
+// or waits in the global queue for one, before it goes on. It mirrors
+// entersyscallblock (handoffp at once) and exitsyscall.
+//
+// A panic in f propagates to the task. Blocking returns ErrNotInTask,
+// without running f, if t is not running. It panics if f is nil.
+func (t Task) Blocking(f func()) error {
+	if f == nil {
+		panic("executor: Task.Blocking called with a nil func")
+	}
+	w := t.current()
+	if w == nil {
+		return ErrNotInTask
+	}
+	e := w.e
+	e.giveUpP(w)
+	f()
+	e.reacquire(w)
+	return nil
+}
+
+// Yield lets a long task give its P back between steps: if work waits in
+// the P's queue or the global queue (or the task lost its P), the task hands
+// its P to another M and queues itself at the global queue's tail, to go on
+// once an M runs it, behind that work. With nothing waiting it returns at
+// once. It mirrors Gosched (goschedImpl: globrunqput, schedule).
+//
+// Yield returns ErrNotInTask if t is not running.
+func (t Task) Yield() error {
+	w := t.current()
+	if w == nil {
+		return ErrNotInTask
+	}
+	e := w.e
+	p := w.p.Load()
+	if p != nil && p.q.Empty() && e.global.Empty() {
+		return nil
+	}
+	e.giveUpP(w)
+	if w.p.Load() == nil && !(e.stopped.Load() != 0) {
+		if p != nil {
+			p.stats.yields.Add(1)
+		}
+		e.waitP(w)
+	}
+	return nil
+}
+
+// Executor returns the executor running the task, or nil for the zero Task.
+func (t Task) Executor() *Executor {
+	if t.w == nil {
+		return nil
+	}
+	return t.w.e
+}
+
+// NewGroup returns a group whose tasks the task t spawns locally (on its P,
+// while it holds one) and whose Wait, called by t, runs queued tasks while
+// it waits, and a context derived from ctx that is cancelled when a task of
+// the group returns an error or panics, or when Wait returns. It panics if
+// ctx is nil or t is not running.
+func (t Task) NewGroup(ctx context.Context) (*Group, context.Context) {
+	if t.current() == nil {
+		t.stale("NewGroup")
+	}
+	return newGroup(t.w.e, t, ctx)
+}
