@@ -65,8 +65,9 @@ const (
 	opMisuse           // arg%4: the misuse; arg/4: a batch length for PutBatch with a nil
 )
 
-// Misuses, each of which must panic and leave every ring as it was (except
-// a PutBatch whose nil lies past what fits, which must put what fits).
+// Misuses, each of which must panic and leave every ring as it was (a
+// PutBatch with a nil too, wherever the nil lies: inside what fits or past
+// it).
 const (
 	misPutNil       = iota // Put(nil, nil)
 	misPutBatchNil         // PutBatch of arg/4 items and then a nil
@@ -330,8 +331,8 @@ func (m *ringRun) put1(i int, reuse bool) error {
 }
 
 // putBatch is the owner's PutBatch of n new items on ring i, followed by a
-// nil if withNil. Only the prefix that fits is put; the model expects a
-// panic, with nothing put, if the nil is part of that prefix.
+// nil if withNil. Only the prefix that fits is put; with a nil anywhere in
+// the batch the model expects a panic with nothing put.
 func (m *ringRun) putBatch(i, n int, withNil bool) error {
 	fit := min(n+btoi(withNil), lfq.Size-len(m.model[i]))
 	ts := make([]*item, n, n+1)
@@ -349,11 +350,15 @@ func (m *ringRun) putBatch(i, n int, withNil bool) error {
 	}
 	var got int
 	v := panics(func() { got = m.rings[i].PutBatch(ts) })
-	if withNil && fit == len(ts) {
+	if withNil {
 		if v == nil {
-			return fmt.Errorf("PutBatch on ring %d with a nil at %d of %d that fits did not panic", i, n, len(ts))
+			return fmt.Errorf("PutBatch on ring %d with a nil at %d of %d (%d fit) did not panic", i, n, len(ts), fit)
 		}
-		m.seen["PutBatch nil panics"]++
+		if fit == len(ts) {
+			m.seen["PutBatch nil panics"]++
+		} else {
+			m.seen["PutBatch nil past the room panics"]++
+		}
 		return nil // nothing put; Len is checked after the step
 	}
 	if v != nil {
@@ -363,8 +368,6 @@ func (m *ringRun) putBatch(i, n int, withNil bool) error {
 		return fmt.Errorf("PutBatch of %d on ring %d holding %d put %d, the model %d", len(ts), i, len(m.model[i]), got, fit)
 	}
 	switch {
-	case withNil:
-		m.seen["PutBatch nil past the room"]++
 	case fit < len(ts):
 		m.seen["PutBatch partial"]++
 	default:
@@ -544,7 +547,7 @@ func TestRingSeeds(t *testing.T) {
 	}
 	for _, path := range []string{
 		"Put", "Put overflow", "PutBatch", "PutBatch partial", "PutBatch nil panics",
-		"PutBatch nil past the room", "Get", "Get empty", "Drain", "Len", "StealHalf",
+		"PutBatch nil past the room panics", "Get", "Get empty", "Drain", "Len", "StealHalf",
 		"StealHalf 128", "StealHalf empty", "StealHalf full dst panics", "Misuse",
 	} {
 		if hand[path] == 0 {
