@@ -10,6 +10,7 @@ import (
 	"github.com/schedkit/schedkit/internal/atomicx"
 	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/internal/linearize"
+	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/runnext"
 )
 
@@ -38,24 +39,35 @@ const (
 	xPut                  // owner: Put a new task
 	xGet                  // owner: Get
 	xDrain                // owner: Drain
+	xRespawn              // owner: PutNext the task its last Get returned, the same pointer (ABA)
+	xSleep                // owner: sleep 1µs on the virtual clock, so a put lands inside a thief's wait
+	xSleepDelay           // owner: sleep the steal delay, so it acts as a waiting thief wakes
 	xSteal                // thief: StealHalf, not the last pass (stealNext false)
 	xStealNext            // thief: StealHalf on the last pass (stealNext true)
+	xStealT1              // thief: StealHalf(stealNext) from thief 1's queue, not the victim
 	xEmpty                // anyone: Empty
 )
 
 // xScenario is a victim queue that starts holding pre tasks in its ring
 // and, if next, a runnext task (put in build; aged: build then sleeps the
-// steal delay, so that a thief may take it at once), and the operations
-// each thread runs on it.
+// steal delay), thieves whose own queues start with thiefPre tasks in their
+// rings, and the operations each thread runs.
 type xScenario struct {
-	name    string
-	pre     int
-	next    bool
-	aged    bool
-	delay   time.Duration // -1: the default, StealDelay
+	name     string
+	pre      int
+	next     bool
+	aged     bool
+	delay    time.Duration // -1: the default, StealDelay
+	thiefPre int
+	// keep: thieves keep what they steal in their own queues, where others
+	// may steal it again, instead of draining them after each steal. The
+	// victim's history then has gaps, so only conservation and the delay
+	// are judged, not linearizability.
+	keep    bool
 	threads [][]xop
 	opts    explore.Options
 	long    bool // too slow for -short and the kill matrix
+	bound3  bool // explored at preemption bound 3 in long mode (bound 2 under -short)
 }
 
 // xScenarios are the scenarios for runnext.
@@ -66,21 +78,38 @@ var xScenarios = []xScenario{
 	{name: "take-vs-two-thieves", next: true, aged: true, delay: -1, threads: [][]xop{{xGet}, {xStealNext}, {xStealNext}}},
 	// PutNext displaces the old task into the ring while a thief steals:
 	// the displaced task is never lost, never taken twice.
-	{name: "displace-vs-steal", next: true, aged: true, delay: -1, threads: [][]xop{{xPutNext, xGet}, {xStealNext}}},
+	{name: "displace-vs-steal", next: true, aged: true, delay: -1, threads: [][]xop{{xPutNext, xGet}, {xStealNext}}, bound3: true},
 	// The owner puts into the ring and takes while a thief makes its last
 	// pass, and while one makes two earlier passes (it must not take the
 	// runnext task).
 	{name: "put-take-vs-last-pass", next: true, aged: true, delay: -1, threads: [][]xop{{xPut, xGet, xGet}, {xStealNext}}},
 	{name: "put-take-vs-first-passes", next: true, aged: true, delay: -1, threads: [][]xop{{xPut, xGet}, {xSteal, xSteal}}},
-	// A fresh runnext task: the thief must wait the delay on the virtual
-	// clock, and steals it exactly when it has sat that long.
+	// A runnext task: the thief waits the delay on the virtual clock from
+	// its own look, and takes it exactly then.
 	{name: "thief-waits-delay", next: true, delay: -1, threads: [][]xop{{xEmpty}, {xStealNext}}},
 	// The owner runs its task within the delay and puts a new one; the
 	// thief, woken, waits out the new task's delay in its turn.
 	{name: "owner-takes-within-delay", next: true, delay: -1, threads: [][]xop{{xGet, xPutNext}, {xStealNext}}},
+	// The same, with the owner's new task put 1µs into the thief's wait: a
+	// thief that does not check, when it wakes, that the slot holds what it
+	// waited for takes a task it has seen for less than the delay
+	// (ThiefNoRecheck).
+	{name: "replace-during-wait", next: true, delay: -1, threads: [][]xop{{xSleep, xGet, xPutNext}, {xStealNext}}},
+	// ABA: 1µs into the thief's wait the owner runs its task and spawns the
+	// same pointer again. A new occupancy: the thief must wait the whole
+	// delay for it (ThiefComparesPointer takes it when it wakes).
+	{name: "aba-same-pointer-reput", next: true, delay: -1, threads: [][]xop{{xSleep, xGet, xRespawn}, {xStealNext}}},
+	// The same at the instant the thief wakes: the owner's take and re-put
+	// interleave with the thief's second look and its CAS.
+	{name: "aba-reput-as-thief-wakes", next: true, delay: -1, threads: [][]xop{{xSleepDelay, xGet, xRespawn}, {xStealNext}}, bound3: true},
+	{name: "replace-as-thief-wakes", next: true, delay: -1, threads: [][]xop{{xSleepDelay, xGet, xPutNext}, {xStealNext}}},
+	// Two thieves race the owner's PutNext and Get with the delay on the
+	// virtual clock.
+	{name: "two-thieves-vs-putnext-get-delay", next: true, delay: -1,
+		threads: [][]xop{{xPutNext, xSleep, xGet}, {xStealNext}, {xStealNext}}},
 	// Empty while the owner kicks the runnext task into the ring and takes
 	// the new one: never "empty" (EmptyMissesRunnext says so).
-	{name: "empty-vs-putnext-get", next: true, delay: -1, threads: [][]xop{{xPutNext, xGet}, {xEmpty}}},
+	{name: "empty-vs-putnext-get", next: true, delay: -1, threads: [][]xop{{xPutNext, xGet}, {xEmpty}}, bound3: true},
 	{name: "empty-vs-drain", pre: 1, next: true, delay: -1, threads: [][]xop{{xDrain, xPut}, {xEmpty}}},
 	// A last-pass thief that finds the ring empty and then the slot empty
 	// may call the queue empty only if the owner added nothing meanwhile.
@@ -90,6 +119,35 @@ var xScenarios = []xScenario{
 	// one is on its way to the ring; seq keeps it, and Empty, away.
 	{name: "no-delay-displace-vs-steal-and-empty", next: true, delay: 0,
 		threads: [][]xop{{xPutNext, xGet}, {xStealNext}, {xEmpty}}},
+	// A thief whose own queue is not empty steals into it (its ring and its
+	// own runnext untouched by the steal), while the victim's owner puts
+	// and takes.
+	{name: "thief-with-own-tasks", pre: 3, next: true, aged: true, delay: -1, thiefPre: 2,
+		threads: [][]xop{{xPut, xGet}, {xSteal, xStealNext}}},
+	// A steal into a queue that is itself being stolen from: thief 1 steals
+	// the victim's ring into its own queue, which holds tasks of its own,
+	// while thief 2 steals from thief 1's queue.
+	{name: "steal-into-a-queue-being-stolen", pre: 4, next: true, aged: true, delay: -1, thiefPre: 2, keep: true,
+		threads: [][]xop{{xGet}, {xSteal, xStealNext}, {xStealT1}}},
+	// The same with no delay, where every steal may end at the slot.
+	{name: "steal-into-stolen-no-delay", pre: 2, next: true, delay: 0, thiefPre: 1, keep: true,
+		threads: [][]xop{{xPutNext}, {xStealNext}, {xStealT1}}, long: true},
+}
+
+// xExec is the state of one execution that the threads share, one at a
+// time, and the check reads after they are done.
+type xExec struct {
+	s        xScenario
+	victim   *runnext.Queue[int]
+	owns     []*runnext.Queue[int] // thread k's own queue (nil for the owner)
+	rec      *linearize.Recorder
+	outs     [][]int        // what each thread consumed
+	owned    []*int         // the owner's new tasks, made in build
+	lastGot  *int           // the task the owner's last Get returned
+	filled   map[*int]int64 // the virtual time of each task's latest fill of the victim's slot
+	put      []int          // every id put anywhere, once per put
+	thiefOwn map[*int]bool  // the tasks the thieves' queues started with
+	errs     []error        // failures the threads saw (the delay guarantee)
 }
 
 // xRun builds one execution of s: fresh queues, a recorder, the threads
@@ -100,6 +158,8 @@ func (s xScenario) xRun() explore.Run {
 		victim.SetStealDelay(s.delay)
 	}
 	explore.Name(victim, "victim")
+	x := &xExec{s: s, victim: victim, filled: map[*int]int64{}, thiefOwn: map[*int]bool{},
+		owns: make([]*runnext.Queue[int], len(s.threads))}
 	made := 0
 	newTask := func() *int {
 		p := new(int)
@@ -113,48 +173,68 @@ func (s xScenario) xRun() explore.Run {
 		p := newTask()
 		victim.Put(p, nil)
 		init.ring = append(init.ring, *p)
+		x.put = append(x.put, *p)
 	}
 	if s.next {
 		p := newTask()
 		init.nextAt = atomicx.Nanotime()
 		victim.PutNext(p, nil)
+		x.filled[p] = init.nextAt
 		init.next = *p
+		x.put = append(x.put, *p)
 	}
 	if s.aged {
 		atomicx.Sleep(victim.StealDelay())
 	}
+	for k := 1; k < len(s.threads); k++ {
+		own := new(runnext.Queue[int])
+		if s.delay >= 0 {
+			own.SetStealDelay(s.delay)
+		}
+		explore.Name(own, fmt.Sprintf("thief%d", k))
+		for range s.thiefPre {
+			p := newTask()
+			own.Put(p, nil)
+			x.thiefOwn[p] = true
+			x.put = append(x.put, *p)
+		}
+		x.owns[k] = own
+	}
 	// The owner's tasks are made here, so that its thread touches no shared
 	// state to make them.
-	owned := make([]*int, 0, 4)
 	for range 4 {
-		owned = append(owned, newTask())
+		x.owned = append(x.owned, newTask())
 	}
 
-	rec := linearize.New(s.name)
-	outs := make([][]int, len(s.threads)) // what each thread consumed
+	x.rec = linearize.New(s.name)
+	x.outs = make([][]int, len(s.threads))
 	threads := make([]func(), len(s.threads))
 	for k, ops := range s.threads {
-		c := rec.Client(k)
-		var own *runnext.Queue[int]
-		if k > 0 {
-			own = new(runnext.Queue[int])
-			explore.Name(own, fmt.Sprintf("thief%d", k))
-		}
+		c := x.rec.Client(k)
 		threads[k] = func() {
 			for _, op := range ops {
-				outs[k] = xDo(op, c, victim, own, &owned, outs[k])
+				x.do(k, op, c)
 			}
 		}
 	}
 	return explore.Run{
 		Threads: threads,
 		Check: func() error {
-			consumed := slices.Concat(outs...)
-			consumed = append(consumed, linIDs(victim.Drain(nil))...)
-			if want := made - len(owned); !xExactlyOnce(consumed, want) {
-				return fmt.Errorf("conservation: tasks out %v, want each of 0..%d once", sorted(consumed), want-1)
+			if len(x.errs) > 0 {
+				return x.errs[0]
 			}
-			res, err := rec.Check(linModel(init, victim.StealDelay()), 10*time.Second)
+			consumed := slices.Concat(x.outs...)
+			consumed = append(consumed, linIDs(victim.Drain(nil))...)
+			for _, own := range x.owns[1:] {
+				consumed = append(consumed, linIDs(own.Drain(nil))...)
+			}
+			if !slices.Equal(sorted(consumed), sorted(x.put)) {
+				return fmt.Errorf("conservation: tasks out %v, want %v (each put once)", sorted(consumed), sorted(x.put))
+			}
+			if s.keep {
+				return nil
+			}
+			res, err := x.rec.Check(linModel(init, victim.StealDelay()), 10*time.Second)
 			if err != nil {
 				return fmt.Errorf("linearizability: %w (%d operations)", err, res.Operations)
 			}
@@ -163,52 +243,115 @@ func (s xScenario) xRun() explore.Run {
 	}
 }
 
-// xDo runs one operation, records it, and appends what it consumed to out.
-func xDo(op xop, c *linearize.Client, victim, own *runnext.Queue[int], owned *[]*int, out []int) []int {
-	take := func() *int { p := (*owned)[0]; *owned = (*owned)[1:]; return p }
+// do runs one operation of thread k, records it, and notes what it
+// consumed.
+func (x *xExec) do(k int, op xop, c *linearize.Client) {
+	victim, own := x.victim, x.owns[k]
 	switch op {
-	case xPutNext, xPut:
-		p := take()
+	case xPutNext, xPut, xRespawn:
+		var p *int
+		switch {
+		case op != xRespawn:
+			p, x.owned = x.owned[0], x.owned[1:]
+		case x.lastGot != nil:
+			p, x.lastGot = x.lastGot, nil
+			x.outs[k] = slices.DeleteFunc(x.outs[k], func(v int) bool { return v == *p }) // it runs again later
+		default:
+			return // the owner's Get found nothing to spawn again
+		}
 		kind, put := linPutNext, victim.PutNext
 		if op == xPut {
 			kind, put = linPut, victim.Put
 		}
-		at := atomicx.Nanotime() // the slot's stamp: the clock cannot move while this thread can run
+		at := atomicx.Nanotime() // the fill's time: the clock cannot move while this thread can run
 		c.Begin(linInput{kind: kind, items: []int{*p}, at: at})
 		spill := linIDs(put(p, nil))
+		if kind == linPutNext {
+			x.filled[p] = at
+		}
+		if op != xRespawn {
+			x.put = append(x.put, *p)
+		}
 		c.End(linOutput{items: spill})
-		return append(out, spill...)
+		x.outs[k] = append(x.outs[k], spill...)
 	case xGet:
 		c.Begin(linInput{kind: linGet})
 		p, inherit := victim.Get()
 		if p == nil {
 			c.End(linOutput{flag: inherit})
-			return out
+			return
 		}
 		c.End(linOutput{items: []int{*p}, flag: inherit})
-		return append(out, *p)
+		x.lastGot = p
+		x.outs[k] = append(x.outs[k], *p)
 	case xDrain:
 		c.Begin(linInput{kind: linDrain})
 		got := linIDs(victim.Drain(nil))
 		c.End(linOutput{items: got})
-		return append(out, got...)
+		x.outs[k] = append(x.outs[k], got...)
+	case xSleep:
+		atomicx.Sleep(time.Microsecond)
+	case xSleepDelay:
+		atomicx.Sleep(victim.StealDelay())
 	case xSteal, xStealNext:
 		stealNext := op == xStealNext
+		start := atomicx.Nanotime()
+		if x.s.keep {
+			p, fromSlot := runnext.StealHalfFrom(victim, own, stealNext)
+			x.checkDelay(k, p, fromSlot, start)
+			if p != nil {
+				x.outs[k] = append(x.outs[k], *p)
+			}
+			return
+		}
 		c.Begin(linInput{kind: linStealHalf, stealNext: stealNext})
-		p := victim.StealHalf(own, stealNext)
-		at := atomicx.Nanotime()      // the time of the steal: the clock cannot move while this thread can run
-		got := linIDs(own.Drain(nil)) // own is private: its contents are what the steal published
+		p, fromSlot := runnext.StealHalfFrom(victim, own, stealNext)
+		at := atomicx.Nanotime() // the time of the steal: the clock cannot move while this thread can run
+		// own is the thief's: what it holds but its own tasks is what the
+		// steal published. Its own tasks go back, so that it stays non-empty.
+		var got []int
+		for _, q := range own.Drain(nil) {
+			if x.thiefOwn[q] {
+				own.Put(q, nil)
+			} else {
+				got = append(got, *q)
+			}
+		}
+		x.checkDelay(k, p, fromSlot, start)
 		if p != nil {
 			got = append(got, *p)
 		}
 		c.End(linOutput{items: got, at: at})
-		return append(out, got...)
+		x.outs[k] = append(x.outs[k], got...)
+	case xStealT1:
+		if p := x.owns[1].StealHalf(own, true); p != nil {
+			x.outs[k] = append(x.outs[k], *p)
+		}
 	case xEmpty:
 		c.Begin(linInput{kind: linEmpty})
 		c.End(linOutput{flag: victim.Empty()})
-		return out
+	default:
+		panic(fmt.Sprintf("xDo: unknown op %d", op))
 	}
-	panic(fmt.Sprintf("xDo: unknown op %d", op))
+}
+
+// checkDelay judges a steal by thread k that began at start: if it took
+// the victim's runnext task p, the thief must have waited the delay from
+// its own look, which came after both the call began and p's fill.
+func (x *xExec) checkDelay(k int, p *int, fromSlot bool, start int64) {
+	if !fromSlot {
+		return
+	}
+	now := atomicx.Nanotime()
+	fill, ok := x.filled[p]
+	if !ok {
+		x.errs = append(x.errs, fmt.Errorf("thief %d took task %d from the slot, which was never put there", k, *p))
+		return
+	}
+	if seen := max(start, fill); now-seen < int64(x.victim.StealDelay()) {
+		x.errs = append(x.errs, fmt.Errorf("steal delay: thief %d took runnext task %d at %v, %v after it could first have seen it (call at %v, fill at %v), want at least %v",
+			k, *p, time.Duration(now), time.Duration(now-seen), time.Duration(start), time.Duration(fill), x.victim.StealDelay()))
+	}
 }
 
 // xExactlyOnce reports whether ids holds each of 0..n-1 exactly once.
@@ -233,10 +376,9 @@ func exploreRunnext(t testing.TB) error {
 		if s.long {
 			continue
 		}
-		opts := s.opts
-		opts.Name = "runnext-" + s.name
-		opts.MaxExecutions = 200000
-		res, err := explore.Explore(opts, s.xRun)
+		stop := watchdog.Start("runnext explore "+s.name, xDeadline(), nil)
+		res, err := explore.Explore(s.options(), s.xRun)
+		stop()
 		if err != nil {
 			return err
 		}
@@ -248,16 +390,35 @@ func exploreRunnext(t testing.TB) error {
 	return nil
 }
 
+// options are the explorer's options for s: its own, the bound 3 of long
+// mode where it asks for it, and a cap on executions.
+func (s xScenario) options() explore.Options {
+	opts := s.opts
+	opts.Name = "runnext-" + s.name
+	opts.MaxExecutions = 200000
+	if s.bound3 && !testing.Short() {
+		opts.Bound = 3
+	}
+	return opts
+}
+
+// xDeadline is a scenario's wall-clock limit: a hang is reported with every
+// goroutine's stack, not as the test binary's timeout.
+func xDeadline() time.Duration {
+	if testing.Short() {
+		return 2 * time.Minute
+	}
+	return 8 * time.Minute
+}
+
 func TestExploreRunnext(t *testing.T) {
 	for _, s := range xScenarios {
 		t.Run(s.name, func(t *testing.T) {
 			if s.long && testing.Short() {
 				t.Skip("long mode only")
 			}
-			opts := s.opts
-			opts.MaxExecutions = 200000
-			opts.Name = "runnext-" + s.name
-			res := explore.Check(t, opts, s.xRun)
+			defer watchdog.Start("runnext explore "+s.name, xDeadline(), nil)()
+			res := explore.Check(t, s.options(), s.xRun)
 			if !res.Complete && !res.Replayed {
 				t.Errorf("exploration of %s was cut short at %d executions", s.name, res.Executions)
 			}

@@ -31,3 +31,9 @@ func Seq[T any](q *Queue[T]) uint64 { return q.seq.Load() }
 
 // Checked reports whether this is a schedkit_checked build.
 const Checked = checked
+
+// StealHalfFrom is q.StealHalf(dst, stealNext), reporting also whether the
+// task it returns came from q's runnext slot.
+func StealHalfFrom[T any](q, dst *Queue[T], stealNext bool) (t *T, fromSlot bool) {
+	return q.stealHalf(dst, stealNext)
+}

@@ -180,6 +180,13 @@ func (q *Queue[T]) Drain(dst []*T) []*T {
 // not q, holding at most lfq.Size/2 tasks in its ring; StealHalf panics
 // otherwise. It mirrors runqsteal with runqgrab (stealRunNextG).
 func (q *Queue[T]) StealHalf(dst *Queue[T], stealNext bool) *T {
+	t, _ := q.stealHalf(dst, stealNext)
+	return t
+}
+
+// stealHalf is StealHalf, reporting also whether the task came from the
+// runnext slot (for tests).
+func (q *Queue[T]) stealHalf(dst *Queue[T], stealNext bool) (t *T, fromSlot bool) {
 	if dst == nil {
 		panic("runnext: Queue.StealHalf called with a nil destination")
 	}
@@ -190,21 +197,21 @@ func (q *Queue[T]) StealHalf(dst *Queue[T], stealNext bool) *T {
 		panic("runnext: Queue.StealHalf: destination ring holds more than lfq.Size/2 tasks")
 	}
 	dst.own.enter("Queue.StealHalf into its destination")
-	t := q.steal(dst, stealNext)
+	t, fromSlot = q.steal(dst, stealNext)
 	dst.own.exit()
-	return t
+	return t, fromSlot
 }
 
-func (q *Queue[T]) steal(dst *Queue[T], stealNext bool) *T {
+func (q *Queue[T]) steal(dst *Queue[T], stealNext bool) (*T, bool) {
 	var w waiter[T]
 	for {
 		seq := q.seq.Load()
 		if t := q.ring.StealHalf(&dst.ring); t != nil {
 			dst.seq.Add(2) // the rest of the half is published in dst's ring
-			return t
+			return t, false
 		}
 		if !stealNext {
-			return nil
+			return nil, false
 		}
 		v := q.next.ver.Load()
 		if v&1 == 0 {
@@ -214,7 +221,7 @@ func (q *Queue[T]) steal(dst *Queue[T], stealNext bool) *T {
 			if seq&1 != 0 {
 				awaitOwner()
 			} else if q.ring.Len() == 0 && q.seq.Load() == seq {
-				return nil
+				return nil, false
 			}
 			continue
 		}
@@ -229,7 +236,7 @@ func (q *Queue[T]) steal(dst *Queue[T], stealNext bool) *T {
 			continue // the owner put work in the ring: steal that instead
 		}
 		if q.next.ver.CompareAndSwap(v, v+1) {
-			return w.t
+			return w.t, true
 		}
 		// The owner took the task or displaced it: start over.
 	}
