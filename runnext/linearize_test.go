@@ -2,16 +2,12 @@ package runnext_test
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -276,170 +272,78 @@ const linMaxBatch = 48
 
 // linStats adds up what the histories exercised.
 type linStats struct {
-	histories, ops, concurrent                                  int
 	displaced, overflows, nextGets, steals, nextSteals, empties int
 	trueEmpties, drains                                         int
-	check                                                       time.Duration
 }
 
-// runLinHistory records one history of cfg (number h) and checks it.
+// linStress is the series cfg describes; st counts what its histories do.
 //
 // The victim has steal delay 0, so that thieves race the owner for the
 // runnext task as often as they can and nothing sleeps for real (the delay
 // is checked by the explorer and the model, on virtual clocks). It starts
 // with an unrecorded prefill, which is the spec's initial state: a few
 // tasks, a third of the time a (nearly) full ring so that puts overflow,
-// and half the time a runnext task. The owner (client 0) runs PutNext, Put,
+// and half the time a runnext task. The owner (thread 0) runs PutNext, Put,
 // PutBatch, Get, Empty, Len and now and then Drain; each thief runs
-// StealHalf, with and without stealNext, and Empty. A thief steals into a
-// queue of its own that it drains, unrecorded, after each steal, so what
-// the steal took is exactly that queue's contents and the task returned.
-func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
-	rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8))
-	victim := cfg.newQueue(0)
-	nPre := rng.IntN(8)
-	if rng.IntN(3) == 0 {
-		nPre = lfq.Size - rng.IntN(4)
-	}
-	ids := make([]int, nPre+1+cfg.ownerOps*linMaxBatch)
-	for i := range ids {
-		ids[i] = i
-	}
-	init := linState{next: linNone}
-	pre := make([]*int, nPre)
-	for i := range pre {
-		pre[i] = &ids[i]
-		init.ring = append(init.ring, i)
-	}
-	if n := victim.PutBatch(pre); n != nPre {
-		panic(fmt.Sprintf("prefill put %d of %d", n, nPre))
-	}
-	next := nPre
-	if rng.IntN(2) == 0 {
-		victim.PutNext(&ids[next], nil)
-		init.next = next
-		next++
-	}
-
-	rec := linearize.New(name)
-	clients := cfg.thieves + 1
-	var ready atomic.Int32
-	var ownerDone atomic.Bool // thieves stop early, so the history stays concurrent
-	begin := func() {         // a spinning barrier: short histories would come out sequential
-		for ready.Add(1); ready.Load() < int32(clients); {
-			runtime.Gosched()
-		}
-	}
-	var wg sync.WaitGroup
-	for k := 1; k <= cfg.thieves; k++ {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8|uint64(k)))
-			c := rec.Client(k)
-			own := cfg.newQueue(0)
-			var buf []*int
-			begin()
-			for range cfg.thiefOps {
-				if ownerDone.Load() {
-					break
-				}
-				if rng.IntN(4) == 0 {
-					runtime.Gosched()
-				}
-				if rng.IntN(4) == 0 {
-					c.Begin(linInput{kind: linEmpty})
-					e := victim.Empty()
-					c.End(linOutput{flag: e})
-					continue
-				}
-				stealNext := rng.IntN(2) == 0
-				c.Begin(linInput{kind: linStealHalf, stealNext: stealNext})
-				p := victim.StealHalf(own, stealNext)
-				c.EndFunc(func() any {
-					buf = own.Drain(buf[:0])
-					got := linIDs(buf)
-					if p != nil {
-						got = append(got, *p)
-					}
-					return linOutput{items: got}
-				})
-				if p == nil {
-					runtime.Gosched()
-				}
+// StealHalf, with and without stealNext, and Empty, until the owner is
+// done. A thief steals into a queue of its own that it drains, unrecorded,
+// after each steal, so what the steal took is exactly that queue's contents
+// and the task returned.
+func linStress(name string, cfg linConfig, st *linStats) *linearize.Stress[linInput, linOutput] {
+	var init linState // the history being recorded, for Tally
+	return &linearize.Stress[linInput, linOutput]{
+		Name:    name,
+		Seed:    cfg.seed,
+		Timeout: cfg.timeout,
+		Setup: func(h int, rng *rand.Rand) linearize.History[linInput, linOutput] {
+			victim := cfg.newQueue(0)
+			nPre := rng.IntN(8)
+			if rng.IntN(3) == 0 {
+				nPre = lfq.Size - rng.IntN(4)
 			}
-		})
-	}
-	wg.Go(func() {
-		rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8|0xff))
-		c := rec.Client(0)
-		spill := make([]*int, 0, lfq.OverflowLen)
-		batch := make([]*int, 0, linMaxBatch)
-		var drained []*int
-		begin()
-		for range cfg.ownerOps {
-			if rng.IntN(16) == 0 {
-				runtime.Gosched()
+			ids := make([]int, nPre+1+cfg.ownerOps*linMaxBatch)
+			for i := range ids {
+				ids[i] = i
 			}
-			switch r := rng.IntN(100); {
-			case r < 30:
-				p := &ids[next]
+			init = linState{next: linNone}
+			pre := make([]*int, nPre)
+			for i := range pre {
+				pre[i] = &ids[i]
+				init.ring = append(init.ring, i)
+			}
+			if n := victim.PutBatch(pre); n != nPre {
+				panic(fmt.Sprintf("prefill put %d of %d", n, nPre))
+			}
+			next := nPre
+			if rng.IntN(2) == 0 {
+				victim.PutNext(&ids[next], nil)
+				init.next = next
 				next++
-				c.Begin(linInput{kind: linPutNext, items: []int{*p}})
-				spill = victim.PutNext(p, spill[:0])
-				c.EndFunc(func() any { return linOutput{items: linIDs(spill)} })
-			case r < 50:
-				p := &ids[next]
-				next++
-				c.Begin(linInput{kind: linPut, items: []int{*p}})
-				spill = victim.Put(p, spill[:0])
-				c.EndFunc(func() any { return linOutput{items: linIDs(spill)} })
-			case r < 55:
-				batch = batch[:0]
-				for range 1 + rng.IntN(linMaxBatch) {
-					batch = append(batch, &ids[next])
-					next++
-				}
-				c.Begin(linInput{kind: linPutBatch, items: linIDs(batch)})
-				n := victim.PutBatch(batch)
-				c.End(linOutput{n: n})
-			case r < 85:
-				c.Begin(linInput{kind: linGet})
-				p, inherit := victim.Get()
-				c.EndFunc(func() any {
-					if p == nil {
-						return linOutput{flag: inherit}
-					}
-					return linOutput{items: []int{*p}, flag: inherit}
-				})
-			case r < 91:
-				c.Begin(linInput{kind: linEmpty})
-				e := victim.Empty()
-				c.End(linOutput{flag: e})
-			case r < 98:
-				c.Begin(linInput{kind: linLen})
-				n := victim.Len()
-				c.End(linOutput{n: n})
-			default:
-				c.Begin(linInput{kind: linDrain})
-				drained = victim.Drain(drained[:0])
-				c.EndFunc(func() any { return linOutput{items: linIDs(drained)} })
 			}
-		}
-		ownerDone.Store(true)
-	})
-	wg.Wait()
+			threads := []func(*linearize.Worker[linInput, linOutput]){linOwnerThread(victim, ids, next, cfg.ownerOps)}
+			for range cfg.thieves {
+				threads = append(threads, linThief(victim, cfg.newQueue, cfg.thiefOps))
+			}
+			return linearize.History[linInput, linOutput]{Model: linModel(init, 0), Threads: threads}
+		},
+		Tally: func(ops []linearize.Op[linInput, linOutput]) { st.tally(init, ops) },
+	}
+}
 
-	res, err := rec.Check(linModel(init, 0), cfg.timeout)
-
-	st.histories++
-	st.ops += res.Operations
-	st.concurrent += res.Concurrent
-	st.check += res.Elapsed
-	ops, _ := rec.Operations()
+// tally counts what one history, which started as init, exercised.
+func (st *linStats) tally(init linState, ops []linearize.Op[linInput, linOutput]) {
 	hasNext := init.next != linNone
+	// A steal of the runnext task shows as a one-task steal that no ring
+	// held: count those by matching the PutNext inputs.
+	nexts := map[int]bool{}
+	if init.next != linNone {
+		nexts[init.next] = true
+	}
 	for _, op := range ops {
-		in, out := op.Input.(linInput), op.Output.(linOutput)
+		in, out := op.Input, op.Output
 		switch in.kind {
 		case linPutNext:
+			nexts[in.items[0]] = true
 			if hasNext {
 				st.displaced++ // an upper bound: a thief may have taken it first
 			}
@@ -470,25 +374,109 @@ func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.R
 			hasNext = false
 		}
 	}
-	// A steal of the runnext task shows as a one-task steal that no ring
-	// held: count those from the recorded outputs by matching the
-	// PutNext inputs.
-	nexts := map[int]bool{}
-	if init.next != linNone {
-		nexts[init.next] = true
-	}
 	for _, op := range ops {
-		if in := op.Input.(linInput); in.kind == linPutNext {
-			nexts[in.items[0]] = true
-		}
-	}
-	for _, op := range ops {
-		in, out := op.Input.(linInput), op.Output.(linOutput)
-		if in.kind == linStealHalf && len(out.items) == 1 && nexts[out.items[0]] {
+		if in, out := op.Input, op.Output; in.kind == linStealHalf && len(out.items) == 1 && nexts[out.items[0]] {
 			st.nextSteals++ // or a displaced runnext task stolen alone from the ring
 		}
 	}
-	return res, err
+}
+
+// linOwnerThread is the owner's thread: ops operations on victim, putting
+// the tasks ids[next:] in order.
+func linOwnerThread(victim queueUT, ids []int, next, ops int) func(*linearize.Worker[linInput, linOutput]) {
+	return func(w *linearize.Worker[linInput, linOutput]) {
+		spill := make([]*int, 0, lfq.OverflowLen)
+		batch := make([]*int, 0, linMaxBatch)
+		var drained []*int
+		for range ops {
+			w.Yield(16)
+			switch r := w.Rand.IntN(100); {
+			case r < 30:
+				p := &ids[next]
+				next++
+				w.Begin(linInput{kind: linPutNext, items: []int{*p}})
+				spill = victim.PutNext(p, spill[:0])
+				w.EndFunc(func() linOutput { return linOutput{items: linIDs(spill)} })
+			case r < 50:
+				p := &ids[next]
+				next++
+				w.Begin(linInput{kind: linPut, items: []int{*p}})
+				spill = victim.Put(p, spill[:0])
+				w.EndFunc(func() linOutput { return linOutput{items: linIDs(spill)} })
+			case r < 55:
+				batch = batch[:0]
+				for range 1 + w.Rand.IntN(linMaxBatch) {
+					batch = append(batch, &ids[next])
+					next++
+				}
+				w.Begin(linInput{kind: linPutBatch, items: linIDs(batch)})
+				n := victim.PutBatch(batch)
+				w.End(linOutput{n: n})
+			case r < 85:
+				w.Begin(linInput{kind: linGet})
+				p, inherit := victim.Get()
+				w.EndFunc(func() linOutput {
+					if p == nil {
+						return linOutput{flag: inherit}
+					}
+					return linOutput{items: []int{*p}, flag: inherit}
+				})
+			case r < 91:
+				w.Begin(linInput{kind: linEmpty})
+				e := victim.Empty()
+				w.End(linOutput{flag: e})
+			case r < 98:
+				w.Begin(linInput{kind: linLen})
+				n := victim.Len()
+				w.End(linOutput{n: n})
+			default:
+				w.Begin(linInput{kind: linDrain})
+				drained = victim.Drain(drained[:0])
+				w.EndFunc(func() linOutput { return linOutput{items: linIDs(drained)} })
+			}
+		}
+	}
+}
+
+// linThief is a thief's thread: up to ops StealHalf and Empty on victim,
+// stealing into a queue of its own.
+func linThief(victim queueUT, newQueue newQueueFunc, ops int) func(*linearize.Worker[linInput, linOutput]) {
+	return func(w *linearize.Worker[linInput, linOutput]) {
+		own := newQueue(0)
+		var buf []*int
+		for range ops {
+			if w.LeadDone() {
+				return
+			}
+			w.Yield(4)
+			if w.Rand.IntN(4) == 0 {
+				w.Begin(linInput{kind: linEmpty})
+				e := victim.Empty()
+				w.End(linOutput{flag: e})
+				continue
+			}
+			stealNext := w.Rand.IntN(2) == 0
+			w.Begin(linInput{kind: linStealHalf, stealNext: stealNext})
+			p := victim.StealHalf(own, stealNext)
+			w.EndFunc(func() linOutput {
+				buf = own.Drain(buf[:0])
+				got := linIDs(buf)
+				if p != nil {
+					got = append(got, *p)
+				}
+				return linOutput{items: got}
+			})
+			if p == nil {
+				runtime.Gosched()
+			}
+		}
+	}
+}
+
+// runLinHistory records history h of cfg under name and checks it, for
+// the kill matrix.
+func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
+	return linStress(name, cfg, st).Run(name, h)
 }
 
 func linDefaultConfig() linConfig {
@@ -512,86 +500,40 @@ func linDefaultConfig() linConfig {
 // linStep. A timeout is a failure of its own kind, not a pass.
 func TestLinearizable(t *testing.T) {
 	cfg := linDefaultConfig()
-	t.Logf("seed %d", cfg.seed)
 	var st linStats
-	start := time.Now()
-	for h := range cfg.histories {
-		_, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
-		if errors.Is(err, linearize.ErrTimeout) {
-			t.Fatalf("history %d (seed %d): porcupine timed out: neither linearizable nor refuted: %v", h, cfg.seed, err)
-		}
-		if err != nil {
-			t.Fatalf("history %d (seed %d): %v", h, cfg.seed, err)
-		}
-	}
-	t.Logf("coverage: %d of %d operations overlapped another goroutine's; %d PutNexts onto a runnext task, %d overflowing puts, "+
-		"%d Gets of a runnext task, %d steals that took something (%d of a single runnext-put task), %d Empty (%d true), %d Drains",
-		st.concurrent, st.ops, st.displaced, st.overflows, st.nextGets, st.steals, st.nextSteals, st.empties, st.trueEmpties, st.drains)
+	sum := linStress(t.Name(), cfg, &st).CheckAll(t, cfg.histories)
+	t.Logf("coverage: %d PutNexts onto a runnext task, %d overflowing puts, %d Gets of a runnext task, "+
+		"%d steals that took something (%d of a single runnext-put task), %d Empty (%d true), %d Drains",
+		st.displaced, st.overflows, st.nextGets, st.steals, st.nextSteals, st.empties, st.trueEmpties, st.drains)
 	require.Positive(t, st.displaced, "no PutNext displaced a task")
 	require.Positive(t, st.overflows, "no put overflowed")
 	require.Positive(t, st.nextGets, "no Get took a runnext task")
 	require.Positive(t, st.nextSteals, "no steal took a runnext task")
 	require.Positive(t, st.trueEmpties, "no Empty said true")
 	require.Positive(t, st.drains, "no Drain")
-	t.Logf("porcupine: %v checking, %v in all", st.check.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
-	t.Logf("runnext linearizability: %d histories, %d operations, all linearizable", st.histories, st.ops)
+	t.Logf("runnext linearizability: %d histories, %d operations, all linearizable", sum.Histories, sum.Operations)
 }
 
 // TestLinearizeCatchesBrokenQueues proves the check can fail: the same
 // harness, run on broken queues, must produce an Illegal history and its
-// visualization.
-//
-// The queue without the re-check is wrong only when the owner acts between
-// its two looks, so it needs operations that really overlap:
-// histories run until one is caught, and the test fails only if
-// linCatchConcurrent operations overlapped without a catch. Where the
-// machine gives too little parallelism (GOMAXPROCS 1, or a heavily loaded
-// machine within the time limit) it skips and says so.
+// visualization. The queue without the re-check is wrong only when the
+// owner acts between its two looks: a race-only catch.
 func TestLinearizeCatchesBrokenQueues(t *testing.T) {
-	const linCatchConcurrent = 200_000
 	cases := []struct {
-		name            string
-		newQueue        newQueueFunc
-		concurrencyOnly bool
+		name     string
+		newQueue newQueueFunc
+		catch    linearize.Catch
 	}{
-		{"Get takes the ring before runnext", newComposedQ(bugRingFirst), false},
-		{"PutNext drops the displaced task", newComposedQ(bugDropDisplaced), false},
-		{"empty from one look, without the re-check", newRacyQ, true},
+		{"Get takes the ring before runnext", newComposedQ(bugRingFirst), linearize.Catch{}},
+		{"PutNext drops the displaced task", newComposedQ(bugDropDisplaced), linearize.Catch{}},
+		{"empty from one look, without the re-check", newRacyQ,
+			linearize.Catch{RaceOnly: true, Overlaps: 200_000, GiveUpHistories: 3000}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.concurrencyOnly && runtime.GOMAXPROCS(0) < 2 {
-				t.Skip("GOMAXPROCS is 1: no operations overlap, so a bug that needs the owner to act inside an Empty cannot show")
-			}
 			cfg := linDefaultConfig()
 			cfg.newQueue = tc.newQueue
-			var st linStats
-			start := time.Now()
-			for h := 0; ; h++ {
-				res, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
-				if err != nil {
-					if res.File != "" {
-						t.Cleanup(func() { os.Remove(res.File) })
-					}
-					require.ErrorIs(t, err, linearize.ErrNotLinearizable, "a timeout is not a catch")
-					require.Equal(t, porcupine.Illegal, res.Outcome)
-					require.FileExists(t, res.File)
-					t.Logf("caught in history %d of seed %d, after %d operations (%d overlapping): %v",
-						h, cfg.seed, st.ops, st.concurrent, err)
-					return
-				}
-				switch {
-				case !tc.concurrencyOnly && h >= 20:
-					t.Fatalf("%d histories (%d operations) of a queue broken even sequentially were all linearizable (seed %d)",
-						st.histories, st.ops, cfg.seed)
-				case st.concurrent >= linCatchConcurrent:
-					t.Fatalf("%d histories (%d operations, %d overlapping) of a broken queue were all linearizable (seed %d)",
-						st.histories, st.ops, st.concurrent, cfg.seed)
-				case h >= 3000 || time.Since(start) > 8*time.Second:
-					t.Skipf("not caught, but only %d of %d operations in %d histories overlapped: too little parallelism here to expose a race-only bug",
-						st.concurrent, st.ops, st.histories)
-				}
-			}
+			linStress(t.Name(), cfg, new(linStats)).Catches(t, tc.catch)
 		})
 	}
 }

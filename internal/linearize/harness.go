@@ -80,7 +80,11 @@ func (w *Worker[I, O]) Begin(in I) { w.c.Begin(in) }
 func (w *Worker[I, O]) End(out O) { w.c.End(out) }
 
 // EndFunc stamps the return, then builds the output; see Client.EndFunc.
-func (w *Worker[I, O]) EndFunc(out func() O) { w.c.EndFunc(func() any { return out() }) }
+func (w *Worker[I, O]) EndFunc(out func() O) {
+	w.c.mustBeOpen("EndFunc")
+	ret := w.c.r.clock.Add(1)
+	w.c.close(ret, out())
+}
 
 // Yield gives up the processor with probability 1/n, so that one thread's
 // operations spread over the others' instead of running in one burst.
@@ -139,7 +143,11 @@ func (s *Stress[I, O]) Run(name string, h int) (Result, error) {
 	stop := startWatchdog(fmt.Sprintf("linearize history %s (seed %d)", name, s.Seed), deadline,
 		func() string { return rec.Progress(hist.Model.DescribeOperation) })
 	var wg sync.WaitGroup
-	for k, th := range hist.Threads {
+	// Thread 0 (an owner, as a rule) starts last, so that it is the one to
+	// open the barrier and runs at once while the others come out of their
+	// yields: its operations overlap theirs from the start.
+	for k := len(hist.Threads) - 1; k >= 0; k-- {
+		th := hist.Threads[k]
 		if th == nil {
 			continue
 		}
