@@ -2,14 +2,11 @@ package globalq_test
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -198,145 +195,144 @@ type linConfig struct {
 
 // linStats adds up what the histories exercised.
 type linStats struct {
-	histories, ops, concurrent             int
 	puts, putBatches, gets, emptyGets      int
 	getBatches, emptyBatches, multiBatches int
 	lens, empties, nonZeroLens             int
-	check                                  time.Duration
 }
 
-// runLinHistory records one history of cfg (number h) and checks it.
+// linStress is the series cfg describes; st counts what its histories do.
 //
 // The queue starts with 0 to 40 items (not recorded; the model's initial
-// state). Every client mixes Put, PutBatch (1 to 6 items), Get, GetBatch
+// state). Every thread mixes Put, PutBatch (1 to 6 items), Get, GetBatch
 // (requested 1 to 6 or 128, procs 1 to 4), Len and Empty, with its own ids.
 // Small batches keep porcupine's search short; the chunk boundaries are the
 // model test's business.
-func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
-	rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8))
-	w := cfg.newQueue()
-	nPre := rng.IntN(41)
-	var pre []int
-	for i := range nPre {
-		p := new(int)
-		*p = -1 - i
-		pre = append(pre, *p)
-		w.Put(p)
-	}
-
-	rec := linearize.New(name)
-	var ready atomic.Int32
-	begin := func() { // a spinning barrier: unless the goroutines start together, histories come out sequential
-		for ready.Add(1); ready.Load() < int32(cfg.clients); {
-			runtime.Gosched()
-		}
-	}
-	var wg sync.WaitGroup
-	for k := range cfg.clients {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8|uint64(k+1)))
-			c := rec.Client(k)
-			next := k * 1_000_000
-			newItems := func(n int) []*int {
-				ps := make([]*int, n)
-				for i := range ps {
-					ps[i] = new(int)
-					*ps[i] = next
-					next++
-				}
-				return ps
+func linStress(name string, cfg linConfig, st *linStats) *linearize.Stress[linInput, linOutput] {
+	return &linearize.Stress[linInput, linOutput]{
+		Name:    name,
+		Seed:    cfg.seed,
+		Timeout: cfg.timeout,
+		Setup: func(h int, rng *rand.Rand) linearize.History[linInput, linOutput] {
+			q := cfg.newQueue()
+			var pre []int
+			for i := range rng.IntN(41) {
+				p := new(int)
+				*p = -1 - i
+				pre = append(pre, *p)
+				q.Put(p)
 			}
-			buf := make([]*int, 0, 128)
-			begin()
-			for range cfg.ops {
-				if rng.IntN(8) == 0 {
-					runtime.Gosched()
-				}
-				switch r := rng.IntN(100); {
-				case r < 25:
-					p := newItems(1)[0]
-					c.Begin(linInput{kind: linPut, items: []int{*p}})
-					w.Put(p)
-					c.End(linOutput{})
-				case r < 40:
-					ps := newItems(1 + rng.IntN(6))
-					c.Begin(linInput{kind: linPutBatch, items: linIDs(ps)})
-					w.PutBatch(ps)
-					c.End(linOutput{})
-				case r < 60:
-					c.Begin(linInput{kind: linGet})
-					p := w.Get()
-					c.EndFunc(func() any {
-						if p == nil {
-							return linOutput{}
-						}
-						return linOutput{items: []int{*p}}
-					})
-				case r < 80:
-					requested := 1 + rng.IntN(6)
-					if rng.IntN(4) == 0 {
-						requested = 128
+			threads := make([]func(*linearize.Worker[linInput, linOutput]), cfg.clients)
+			for k := range threads {
+				threads[k] = linClient(q, cfg.ops)
+			}
+			return linearize.History[linInput, linOutput]{Model: linModel(pre), Threads: threads}
+		},
+		Tally: func(ops []linearize.Op[linInput, linOutput]) {
+			for _, op := range ops {
+				st.tally(op.Input, op.Output)
+			}
+		},
+	}
+}
+
+func (st *linStats) tally(in linInput, out linOutput) {
+	switch in.kind {
+	case linPut:
+		st.puts++
+	case linPutBatch:
+		st.putBatches++
+	case linGet:
+		st.gets++
+		if out.items == nil {
+			st.emptyGets++
+		}
+	case linGetBatch:
+		st.getBatches++
+		switch {
+		case out.items == nil:
+			st.emptyBatches++
+		case len(out.items) > 1:
+			st.multiBatches++
+		}
+	case linLen:
+		st.lens++
+		if out.n > 0 {
+			st.nonZeroLens++
+		}
+	case linEmpty:
+		st.empties++
+	}
+}
+
+// linClient is one thread: ops random operations on q, putting items of
+// its own (ids from w.ID*1,000,000 on).
+func linClient(q queueUnderTest, ops int) func(*linearize.Worker[linInput, linOutput]) {
+	return func(w *linearize.Worker[linInput, linOutput]) {
+		next := w.ID * 1_000_000
+		newItems := func(n int) []*int {
+			ps := make([]*int, n)
+			for i := range ps {
+				ps[i] = new(int)
+				*ps[i] = next
+				next++
+			}
+			return ps
+		}
+		buf := make([]*int, 0, 128)
+		for range ops {
+			w.Yield(8)
+			switch r := w.Rand.IntN(100); {
+			case r < 25:
+				p := newItems(1)[0]
+				w.Begin(linInput{kind: linPut, items: []int{*p}})
+				q.Put(p)
+				w.End(linOutput{})
+			case r < 40:
+				ps := newItems(1 + w.Rand.IntN(6))
+				w.Begin(linInput{kind: linPutBatch, items: linIDs(ps)})
+				q.PutBatch(ps)
+				w.End(linOutput{})
+			case r < 60:
+				w.Begin(linInput{kind: linGet})
+				p := q.Get()
+				w.EndFunc(func() linOutput {
+					if p == nil {
+						return linOutput{}
 					}
-					procs := 1 + rng.IntN(4)
-					c.Begin(linInput{kind: linGetBatch, requested: requested, procs: procs})
-					var run *int
-					run, buf = w.GetBatch(requested, procs, buf[:0])
-					c.EndFunc(func() any {
-						if run == nil {
-							return linOutput{}
-						}
-						return linOutput{items: append([]int{*run}, linIDs(buf)...)}
-					})
-				case r < 90:
-					c.Begin(linInput{kind: linLen})
-					n := w.Len()
-					c.End(linOutput{n: n})
-				default:
-					c.Begin(linInput{kind: linEmpty})
-					e := w.Empty()
-					c.End(linOutput{n: btoi(e)})
+					return linOutput{items: []int{*p}}
+				})
+			case r < 80:
+				requested := 1 + w.Rand.IntN(6)
+				if w.Rand.IntN(4) == 0 {
+					requested = 128
 				}
+				procs := 1 + w.Rand.IntN(4)
+				w.Begin(linInput{kind: linGetBatch, requested: requested, procs: procs})
+				var run *int
+				run, buf = q.GetBatch(requested, procs, buf[:0])
+				w.EndFunc(func() linOutput {
+					if run == nil {
+						return linOutput{}
+					}
+					return linOutput{items: append([]int{*run}, linIDs(buf)...)}
+				})
+			case r < 90:
+				w.Begin(linInput{kind: linLen})
+				n := q.Len()
+				w.End(linOutput{n: n})
+			default:
+				w.Begin(linInput{kind: linEmpty})
+				e := q.Empty()
+				w.End(linOutput{n: btoi(e)})
 			}
-		})
-	}
-	wg.Wait()
-
-	res, err := rec.Check(linModel(pre), cfg.timeout)
-	st.histories++
-	st.ops += res.Operations
-	st.concurrent += res.Concurrent
-	st.check += res.Elapsed
-	ops, _ := rec.Operations()
-	for _, op := range ops {
-		in, out := op.Input.(linInput), op.Output.(linOutput)
-		switch in.kind {
-		case linPut:
-			st.puts++
-		case linPutBatch:
-			st.putBatches++
-		case linGet:
-			st.gets++
-			if out.items == nil {
-				st.emptyGets++
-			}
-		case linGetBatch:
-			st.getBatches++
-			switch {
-			case out.items == nil:
-				st.emptyBatches++
-			case len(out.items) > 1:
-				st.multiBatches++
-			}
-		case linLen:
-			st.lens++
-			if out.n > 0 {
-				st.nonZeroLens++
-			}
-		case linEmpty:
-			st.empties++
 		}
 	}
-	return res, err
+}
+
+// runLinHistory records history h of cfg under name and checks it, for
+// the kill matrix.
+func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
+	return linStress(name, cfg, st).Run(name, h)
 }
 
 func linDefaultConfig() linConfig {
@@ -359,84 +355,35 @@ func linDefaultConfig() linConfig {
 // is a failure of its own kind, not a pass.
 func TestLinearizable(t *testing.T) {
 	cfg := linDefaultConfig()
-	t.Logf("seed %d", cfg.seed)
 	var st linStats
-	start := time.Now()
-	for h := range cfg.histories {
-		_, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
-		if errors.Is(err, linearize.ErrTimeout) {
-			t.Fatalf("history %d (seed %d): porcupine timed out: neither linearizable nor refuted: %v", h, cfg.seed, err)
-		}
-		if err != nil {
-			t.Fatalf("history %d (seed %d): %v", h, cfg.seed, err)
-		}
-	}
-	t.Logf("coverage: %d of %d operations overlapped another goroutine's; %d Puts, %d PutBatches, %d Gets (%d empty), "+
-		"%d GetBatches (%d empty, %d of 2 or more), %d Lens (%d non-zero), %d Empties",
-		st.concurrent, st.ops, st.puts, st.putBatches, st.gets, st.emptyGets, st.getBatches, st.emptyBatches,
-		st.multiBatches, st.lens, st.nonZeroLens, st.empties)
+	sum := linStress(t.Name(), cfg, &st).CheckAll(t, cfg.histories)
+	t.Logf("coverage: %d Puts, %d PutBatches, %d Gets (%d empty), %d GetBatches (%d empty, %d of 2 or more), %d Lens (%d non-zero), %d Empties",
+		st.puts, st.putBatches, st.gets, st.emptyGets, st.getBatches, st.emptyBatches, st.multiBatches, st.lens, st.nonZeroLens, st.empties)
 	require.Positive(t, st.multiBatches, "no GetBatch took two or more")
 	require.Positive(t, st.emptyGets+st.emptyBatches, "no take found the queue empty")
 	require.Positive(t, st.nonZeroLens, "no Len saw items")
-	t.Logf("porcupine: %v checking, %v in all", st.check.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
-	t.Logf("globalq linearizability: %d histories, %d operations, all linearizable", st.histories, st.ops)
+	t.Logf("globalq linearizability: %d histories, %d operations, all linearizable", sum.Histories, sum.Operations)
 }
 
 // TestLinearizeCatchesBrokenQueue proves the check can fail: the same
 // harness, run on broken queues, must produce an Illegal history and its
-// visualization.
-//
-// The stale length counter is wrong only when a Len lands between an
-// operation and its late update, so it needs operations that really
-// overlap: histories run until one is caught, and the test fails only if
-// linCatchConcurrent operations overlapped without a catch. Where the
-// machine gives too little parallelism for that it skips and says so.
+// visualization. The stale length counter is wrong only when a Len lands
+// between an operation and its late update: a race-only catch.
 func TestLinearizeCatchesBrokenQueue(t *testing.T) {
-	const linCatchConcurrent = 20_000
 	cases := []struct {
-		name            string
-		newQueue        func() queueUnderTest
-		concurrencyOnly bool
+		name     string
+		newQueue func() queueUnderTest
+		catch    linearize.Catch
 	}{
-		{"GetBatch runs the newest item", newGetBatchRunsNewest, false},
-		{"GetBatch takes one more than its share", newBatchTakesOneMore, false},
-		{"Len counted outside the lock", newLinLenOutsideLock, true},
+		{"GetBatch runs the newest item", newGetBatchRunsNewest, linearize.Catch{}},
+		{"GetBatch takes one more than its share", newBatchTakesOneMore, linearize.Catch{}},
+		{"Len counted outside the lock", newLinLenOutsideLock, linearize.Catch{RaceOnly: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.concurrencyOnly && runtime.GOMAXPROCS(0) < 2 {
-				t.Skip("GOMAXPROCS is 1: no operations overlap, so a bug that needs an overlap cannot show")
-			}
 			cfg := linDefaultConfig()
 			cfg.newQueue = tc.newQueue
-			var st linStats
-			start := time.Now()
-			for h := 0; ; h++ {
-				res, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
-				if err != nil {
-					if res.File != "" {
-						t.Cleanup(func() { os.Remove(res.File) })
-					}
-					require.ErrorIs(t, err, linearize.ErrNotLinearizable, "a timeout is not a catch")
-					require.Equal(t, porcupine.Illegal, res.Outcome)
-					require.FileExists(t, res.File)
-					require.Contains(t, err.Error(), res.File)
-					t.Logf("caught in history %d of seed %d, after %d operations (%d overlapping); this one: %d operations, %d overlapping: %v",
-						h, cfg.seed, st.ops, st.concurrent, res.Operations, res.Concurrent, err)
-					return
-				}
-				switch {
-				case !tc.concurrencyOnly && h >= 20:
-					t.Fatalf("%d histories (%d operations) of a queue broken even sequentially were all linearizable (seed %d)",
-						st.histories, st.ops, cfg.seed)
-				case st.concurrent >= linCatchConcurrent:
-					t.Fatalf("%d histories (%d operations, %d overlapping) of a broken queue were all linearizable (seed %d)",
-						st.histories, st.ops, st.concurrent, cfg.seed)
-				case h >= 2000 || time.Since(start) > 8*time.Second:
-					t.Skipf("not caught, but only %d of %d operations in %d histories overlapped: too little parallelism here to expose a race-only bug",
-						st.concurrent, st.ops, st.histories)
-				}
-			}
+			linStress(t.Name(), cfg, new(linStats)).Catches(t, tc.catch)
 		})
 	}
 }
