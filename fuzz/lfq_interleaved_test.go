@@ -343,6 +343,11 @@ func ivRingSeeds() []ivRingProg {
 			schedule: []byte{0x09, 0x02, 0x31, 0x01}},
 		// Overflow against a steal.
 		{pre: 256, threads: [][]fuzz.Step{{s(ivrPut, 0), s(ivrGet, 0)}, {s(ivrStealDrain, 0)}}, schedule: []byte{0xf8, 0x41, 0x02}},
+		// A thief whose ring holds 128 loads the victim's full head; the
+		// owner drains and puts one before the thief loads the tail: its
+		// inconsistent read spans more than a ring, and grab must retry
+		// rather than copy 129 items over the thief's own (GrabPastFreeHalf).
+		{pre: 256, thiefPre: 128, threads: [][]fuzz.Step{{s(ivrDrain, 0), s(ivrPutBatch, 0)}, {s(ivrStealKeep, 0)}}, schedule: []byte{0x31, 0x01}},
 		// Drain and PutBatch against a steal.
 		{pre: 3, threads: [][]fuzz.Step{{s(ivrDrain, 0), s(ivrPutBatch, 1)}, {s(ivrStealDrain, 0), s(ivrLenVictim, 0)}}, schedule: []byte{0x09, 0x01}},
 	}
