@@ -2,16 +2,12 @@ package stealing_test
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
-	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -263,23 +259,24 @@ func linModel(n int, idle []bool) porcupine.Model {
 	}
 }
 
-// linQ is a P's queue in a history: the real queue, its owner's recorder
-// client and its owner's log of StealHalf calls as a thief. Only the owner
-// steals into its queue, so only the owner touches c and visits.
+// linQ is a P's queue in a history: the real queue, its owner's worker and
+// its owner's log of StealHalf calls as a thief. Only the owner steals into
+// its queue, so only the owner touches w and visits; the owner's thread
+// sets w before its first operation.
 type linQ struct {
 	q      *runnext.Queue[int]
 	id     int
-	c      *linearize.Client
+	w      *linearize.Worker[linInput, linOutput]
 	visits []stealCall
 }
 
 // StealHalf makes linQ a stealing.Queue: it records the call on the
-// thief's (dst's) client.
+// thief's (dst's) worker.
 func (w *linQ) StealHalf(dst *linQ, stealNext bool) *int {
 	dst.visits = append(dst.visits, stealCall{victim: w.id, thief: dst.id, stealNext: stealNext})
-	dst.c.Begin(linInput{kind: linStealHalf, p: dst.id, victim: w.id, stealNext: stealNext})
+	dst.w.Begin(linInput{kind: linStealHalf, p: dst.id, victim: w.id, stealNext: stealNext})
 	t := w.q.StealHalf(dst.q, stealNext)
-	dst.c.End(linOutput{item: linID(t)})
+	dst.w.End(linOutput{item: linID(t)})
 	return t
 }
 
@@ -317,154 +314,142 @@ type linConfig struct {
 
 // linStats adds up what the histories exercised.
 type linStats struct {
-	histories, ops, concurrent                int
-	steals, found, lastPass, halves, idlePs   int
-	ringTakes, nextTakes, emptyHalves, stolen int
-	check                                     time.Duration
+	mu                                      sync.Mutex // the Ps' threads add their Steal counts
+	steals, found, lastPass, halves, idlePs int
+	emptyHalves, stolen                     int
 }
 
-// runLinHistory records one history of cfg (number h) and checks it.
+// linStress is the series cfg describes; st counts what its histories do.
 //
-// A quarter of the time one P is idle for the whole history: its goroutine
-// does not run and its queue stays empty. Each other P's goroutine puts
-// tasks (PutNext as a spawn, or Put) while its queue is short, Gets, and
-// when a Get finds nothing, Steals; now and then it Steals anyway while
-// its ring holds little. The goroutines start together and the busy ones
-// spread their operations with yields, so that Steals overlap the owners'
-// operations.
-func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
-	rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8))
-	n := cfg.procs
-	idleList := make([]bool, n)
-	idle, err := stealing.NewIdleMask(n)
-	if err != nil {
-		panic(err)
-	}
-	if rng.IntN(4) == 0 {
-		p := rng.IntN(n)
-		idleList[p] = true
-		idle.Set(p)
-		st.idlePs++
-	}
-	rec := linearize.New(name)
-	qs := make([]*linQ, n)
-	for i := range qs {
-		q := new(runnext.Queue[int])
-		q.SetStealDelay(0)
-		qs[i] = &linQ{q: q, id: i, c: rec.Client(i)}
-	}
-	s, err := cfg.newS(qs, idle)
-	if err != nil {
-		panic(err)
-	}
-	active := 0
-	for _, b := range idleList {
-		if !b {
-			active++
-		}
-	}
-	ids := make([]int, n*cfg.ops)
-	for i := range ids {
-		ids[i] = i
-	}
-	var ready atomic.Int32
-	begin := func() {
-		for ready.Add(1); ready.Load() < int32(active); {
-			runtime.Gosched()
-		}
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for p := range n {
-		if idleList[p] {
-			continue
-		}
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8|uint64(p+1)))
-			w := qs[p]
-			// P p makes tasks p*ops .. p*ops+ops-1: a few ops each.
-			next := p * cfg.ops
-			// Some Ps make more than others, so that the others run dry.
-			makes := 1 + p%2
-			lastEmpty := false
-			var steals, found, last int
-			begin()
-			for range cfg.ops {
-				if rng.IntN(4) == 0 {
-					runtime.Gosched()
-				}
-				steal := lastEmpty || rng.IntN(10) == 0
-				switch r := rng.IntN(4); {
-				case !steal && r < makes && w.q.Len() < 32:
-					t := &ids[next]
-					next++
-					if rng.IntN(3) == 0 {
-						w.c.Begin(linInput{kind: linPut, p: p, item: *t})
-						w.q.Put(t, nil)
-					} else {
-						w.c.Begin(linInput{kind: linPutNext, p: p, item: *t})
-						w.q.PutNext(t, nil)
-					}
-					w.c.End(linOutput{item: linNone})
-					lastEmpty = false
-				case !steal:
-					w.c.Begin(linInput{kind: linGet, p: p})
-					t, inherit := w.q.Get()
-					w.c.End(linOutput{item: linID(t), inherit: inherit})
-					lastEmpty = t == nil
-				default:
-					var rs []uint32
-					from := len(w.visits)
-					t := s.Steal(p, func() uint32 {
-						r := rng.Uint32()
-						if rng.IntN(2) == 0 {
-							r %= uint32(4 * n * n) // small: every start and stride of a few Ps
-						}
-						rs = append(rs, r)
-						return r
-					})
-					w.c.Begin(linInput{kind: linStealDone, p: p, rs: rs, visits: slices.Clone(w.visits[from:])})
-					w.c.End(linOutput{item: linID(t)})
-					w.visits = w.visits[:0]
-					steals++
-					if t != nil {
-						found++
-						if len(rs) == stealing.StealTries {
-							last++
-						}
-					}
-					lastEmpty = false
+// A quarter of the time one P is idle for the whole history: it has no
+// thread and its queue stays empty. Each other P's thread puts tasks
+// (PutNext as a spawn, or Put) while its queue is short, Gets, and when a
+// Get finds nothing, Steals; now and then it Steals anyway while its ring
+// holds little. The threads start together and spread their operations
+// with yields, so that Steals overlap the owners' operations.
+func linStress(name string, cfg linConfig, st *linStats) *linearize.Stress[linInput, linOutput] {
+	return &linearize.Stress[linInput, linOutput]{
+		Name:    name,
+		Seed:    cfg.seed,
+		Timeout: cfg.timeout,
+		Setup: func(h int, rng *rand.Rand) linearize.History[linInput, linOutput] {
+			n := cfg.procs
+			idleList := make([]bool, n)
+			idle, err := stealing.NewIdleMask(n)
+			if err != nil {
+				panic(err)
+			}
+			if rng.IntN(4) == 0 {
+				p := rng.IntN(n)
+				idleList[p] = true
+				idle.Set(p)
+				st.idlePs++
+			}
+			qs := make([]*linQ, n)
+			for i := range qs {
+				q := new(runnext.Queue[int])
+				q.SetStealDelay(0)
+				qs[i] = &linQ{q: q, id: i}
+			}
+			s, err := cfg.newS(qs, idle)
+			if err != nil {
+				panic(err)
+			}
+			ids := make([]int, n*cfg.ops)
+			for i := range ids {
+				ids[i] = i
+			}
+			threads := make([]func(*linearize.Worker[linInput, linOutput]), n)
+			for p := range threads {
+				if !idleList[p] {
+					threads[p] = linP(qs[p], s, ids[p*cfg.ops:(p+1)*cfg.ops], cfg.ops, n, st)
 				}
 			}
-			mu.Lock()
-			st.steals += steals
-			st.found += found
-			st.lastPass += last
-			mu.Unlock()
-		})
+			return linearize.History[linInput, linOutput]{Model: linModel(n, idleList), Threads: threads}
+		},
+		Tally: func(ops []linearize.Op[linInput, linOutput]) {
+			for _, op := range ops {
+				if op.Input.kind != linStealHalf {
+					continue
+				}
+				st.halves++
+				if op.Output.item == linNone {
+					st.emptyHalves++
+				} else {
+					st.stolen++
+				}
+			}
+		},
 	}
-	wg.Wait()
+}
 
-	res, err := rec.Check(linModel(n, idleList), cfg.timeout)
-	st.histories++
-	st.ops += res.Operations
-	st.concurrent += res.Concurrent
-	st.check += res.Elapsed
-	if ops, e := rec.Operations(); e == nil {
-		for _, op := range ops {
-			in, out := op.Input.(linInput), op.Output.(linOutput)
-			if in.kind != linStealHalf {
-				continue
-			}
-			st.halves++
-			if out.item == linNone {
-				st.emptyHalves++
-			} else {
-				st.stolen++
+// linP is P q.id's thread: ops operations, making the tasks ids in order,
+// stealing through s. Its Steal counts go to st.
+func linP(q *linQ, s linStealer, ids []int, ops, n int, st *linStats) func(*linearize.Worker[linInput, linOutput]) {
+	return func(w *linearize.Worker[linInput, linOutput]) {
+		q.w = w
+		p, rng, next := q.id, w.Rand, 0
+		// Some Ps make more than others, so that the others run dry.
+		makes := 1 + p%2
+		lastEmpty := false
+		var steals, found, last int
+		for range ops {
+			w.Yield(4)
+			steal := lastEmpty || rng.IntN(10) == 0
+			switch r := rng.IntN(4); {
+			case !steal && r < makes && q.q.Len() < 32:
+				t := &ids[next]
+				next++
+				if rng.IntN(3) == 0 {
+					w.Begin(linInput{kind: linPut, p: p, item: *t})
+					q.q.Put(t, nil)
+				} else {
+					w.Begin(linInput{kind: linPutNext, p: p, item: *t})
+					q.q.PutNext(t, nil)
+				}
+				w.End(linOutput{item: linNone})
+				lastEmpty = false
+			case !steal:
+				w.Begin(linInput{kind: linGet, p: p})
+				t, inherit := q.q.Get()
+				w.End(linOutput{item: linID(t), inherit: inherit})
+				lastEmpty = t == nil
+			default:
+				var rs []uint32
+				from := len(q.visits)
+				t := s.Steal(p, func() uint32 {
+					r := rng.Uint32()
+					if rng.IntN(2) == 0 {
+						r %= uint32(4 * n * n) // small: every start and stride of a few Ps
+					}
+					rs = append(rs, r)
+					return r
+				})
+				w.Begin(linInput{kind: linStealDone, p: p, rs: rs, visits: slices.Clone(q.visits[from:])})
+				w.End(linOutput{item: linID(t)})
+				q.visits = q.visits[:0]
+				steals++
+				if t != nil {
+					found++
+					if len(rs) == stealing.StealTries {
+						last++
+					}
+				}
+				lastEmpty = false
 			}
 		}
+		st.mu.Lock()
+		st.steals += steals
+		st.found += found
+		st.lastPass += last
+		st.mu.Unlock()
 	}
-	return res, err
+}
+
+// runLinHistory records history h of cfg under name and checks it, for
+// the kill matrix.
+func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
+	return linStress(name, cfg, st).Run(name, h)
 }
 
 func linDefaultConfig() linConfig {
@@ -480,25 +465,14 @@ func linDefaultConfig() linConfig {
 // is a failure of its own kind, not a pass.
 func TestLinearizable(t *testing.T) {
 	cfg := linDefaultConfig()
-	t.Logf("seed %d", cfg.seed)
 	var st linStats
-	start := time.Now()
-	for h := range cfg.histories {
-		_, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
-		if errors.Is(err, linearize.ErrTimeout) {
-			t.Fatalf("history %d (seed %d): porcupine timed out: neither linearizable nor refuted: %v", h, cfg.seed, err)
-		}
-		if err != nil {
-			t.Fatalf("history %d (seed %d): %v", h, cfg.seed, err)
-		}
-	}
-	t.Logf("coverage: %d of %d operations overlapped another goroutine's; %d Steals (%d found a task, %d on the last pass), %d StealHalf calls (%d took a task, %d nothing); %d histories with an idle P",
-		st.concurrent, st.ops, st.steals, st.found, st.lastPass, st.halves, st.stolen, st.emptyHalves, st.idlePs)
+	sum := linStress(t.Name(), cfg, &st).CheckAll(t, cfg.histories)
+	t.Logf("coverage: %d Steals (%d found a task, %d on the last pass), %d StealHalf calls (%d took a task, %d nothing); %d histories with an idle P",
+		st.steals, st.found, st.lastPass, st.halves, st.stolen, st.emptyHalves, st.idlePs)
 	require.Positive(t, st.found, "no Steal found a task")
 	require.Positive(t, st.steals-st.found, "every Steal found a task")
 	require.Positive(t, st.idlePs, "no history had an idle P")
-	t.Logf("porcupine: %v checking, %v in all", st.check.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
-	t.Logf("stealing linearizability: %d histories, %d operations, all linearizable", st.histories, st.ops)
+	t.Logf("stealing linearizability: %d histories, %d operations, all linearizable", sum.Histories, sum.Operations)
 }
 
 // TestLinearizeCatchesBrokenStealers proves the check can fail: the same
@@ -519,22 +493,7 @@ func TestLinearizeCatchesBrokenStealers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := linDefaultConfig()
 			cfg.newS = linNewHand(tc.k)
-			var st linStats
-			for h := range 50 {
-				res, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
-				if err == nil {
-					continue
-				}
-				if res.File != "" {
-					t.Cleanup(func() { os.Remove(res.File) })
-				}
-				require.ErrorIs(t, err, linearize.ErrNotLinearizable, "a timeout is not a catch")
-				require.Equal(t, porcupine.Illegal, res.Outcome)
-				require.FileExists(t, res.File)
-				t.Logf("caught in history %d of seed %d (%d operations): %v", h, cfg.seed, res.Operations, err)
-				return
-			}
-			t.Fatalf("%d histories (%d operations) of a broken stealer were all linearizable (seed %d)", st.histories, st.ops, cfg.seed)
+			linStress(t.Name(), cfg, new(linStats)).Catches(t, linearize.Catch{Within: 50})
 		})
 	}
 }
