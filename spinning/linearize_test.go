@@ -3,11 +3,8 @@ package spinning_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -139,65 +136,63 @@ type linConfig struct {
 }
 
 type linStats struct {
-	histories, ops, concurrent, acquires, emptyAcquires, releases int
+	acquires, emptyAcquires, releases int
 }
 
-// runLinHistory records one history of cfg.ms Ms on a Sched of cfg.procs
-// Ps and checks it.
-func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
-	s, err := spinning.New(spinning.Config{Procs: cfg.procs, Work: func() bool { return false }})
-	if err != nil {
-		return linearize.Result{}, err
-	}
-	pool := cfg.newPool(s)
-	rec := linearize.New(name)
-	var ready atomic.Int32
-	var wg sync.WaitGroup
-	for k := range cfg.ms {
-		m := s.NewM()
-		c := rec.Client(k)
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(cfg.seed, uint64(h)<<8|uint64(k)))
-			for ready.Add(1); ready.Load() < int32(cfg.ms); {
-				runtime.Gosched() // start together, or the history is sequential
+// linStress is the series cfg describes: cfg.ms Ms on a Sched of
+// cfg.procs Ps, each running AcquireP, ReleaseP and NPIdle; st counts what
+// its histories do.
+func linStress(name string, cfg linConfig, st *linStats) *linearize.Stress[linIn, linOut] {
+	return &linearize.Stress[linIn, linOut]{
+		Name:    name,
+		Seed:    cfg.seed,
+		Timeout: 10 * time.Second,
+		Setup: func(int, *rand.Rand) linearize.History[linIn, linOut] {
+			s, err := spinning.New(spinning.Config{Procs: cfg.procs, Work: func() bool { return false }})
+			if err != nil {
+				panic(err)
 			}
-			for range cfg.ops {
-				if rng.IntN(4) == 0 {
-					runtime.Gosched()
-				}
-				switch {
-				case rng.IntN(4) == 0:
-					c.Begin(linIn{kind: linNPIdle})
-					c.End(linOut{n: pool.NPIdle()})
-				case m.P() == spinning.NoP:
-					c.Begin(linIn{kind: linAcquire})
-					c.End(linOut{p: pool.AcquireP(m)})
-				default:
-					in := linIn{kind: linRelease, p: m.P()}
-					c.Begin(in)
-					c.End(linOut{ok: pool.ReleaseP(m)})
+			pool := cfg.newPool(s)
+			threads := make([]func(*linearize.Worker[linIn, linOut]), cfg.ms)
+			for k := range threads {
+				threads[k] = linM(pool, s.NewM(), cfg.ops)
+			}
+			return linearize.History[linIn, linOut]{Model: linModel(cfg.procs), Threads: threads}
+		},
+		Tally: func(ops []linearize.Op[linIn, linOut]) {
+			for _, op := range ops {
+				switch op.Input.kind {
+				case linAcquire:
+					st.acquires++
+					if op.Output.p == spinning.NoP {
+						st.emptyAcquires++
+					}
+				case linRelease:
+					st.releases++
 				}
 			}
-		})
+		},
 	}
-	wg.Wait()
-	res, err := rec.Check(linModel(cfg.procs), 10*time.Second)
-	st.histories++
-	st.ops += res.Operations
-	st.concurrent += res.Concurrent
-	ops, _ := rec.Operations()
-	for _, op := range ops {
-		switch op.Input.(linIn).kind {
-		case linAcquire:
-			st.acquires++
-			if op.Output.(linOut).p == spinning.NoP {
-				st.emptyAcquires++
+}
+
+// linM is one M's thread: ops operations on pool.
+func linM(pool linPool, m *spinning.M, ops int) func(*linearize.Worker[linIn, linOut]) {
+	return func(w *linearize.Worker[linIn, linOut]) {
+		for range ops {
+			w.Yield(4)
+			switch {
+			case w.Rand.IntN(4) == 0:
+				w.Begin(linIn{kind: linNPIdle})
+				w.End(linOut{n: pool.NPIdle()})
+			case m.P() == spinning.NoP:
+				w.Begin(linIn{kind: linAcquire})
+				w.End(linOut{p: pool.AcquireP(m)})
+			default:
+				w.Begin(linIn{kind: linRelease, p: m.P()})
+				w.End(linOut{ok: pool.ReleaseP(m)})
 			}
-		case linRelease:
-			st.releases++
 		}
 	}
-	return res, err
 }
 
 func linDefaultConfig() linConfig {
@@ -213,18 +208,11 @@ func linDefaultConfig() linConfig {
 // must be linearizable. A timeout is a failure of its own kind.
 func TestLinearizable(t *testing.T) {
 	cfg := linDefaultConfig()
-	t.Logf("seed %d", cfg.seed)
 	var st linStats
-	for h := range cfg.histories {
-		_, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
-		if err != nil {
-			t.Fatalf("history %d (seed %d): %v", h, cfg.seed, err)
-		}
-	}
-	t.Logf("coverage: %d of %d operations overlapped another M's; %d AcquireP (%d found no idle P), %d ReleaseP",
-		st.concurrent, st.ops, st.acquires, st.emptyAcquires, st.releases)
+	sum := linStress(t.Name(), cfg, &st).CheckAll(t, cfg.histories)
+	t.Logf("coverage: %d AcquireP (%d found no idle P), %d ReleaseP", st.acquires, st.emptyAcquires, st.releases)
 	require.Positive(t, st.emptyAcquires, "no AcquireP ever found the set empty")
-	t.Logf("spinning linearizability: %d histories, %d operations, all linearizable", st.histories, st.ops)
+	t.Logf("spinning linearizability: %d histories, %d operations, all linearizable", sum.Histories, sum.Operations)
 }
 
 // TestLinearizeCatchesBrokenPool proves the check can fail: a count that
@@ -233,44 +221,18 @@ func TestLinearizable(t *testing.T) {
 // gives too little parallelism).
 func TestLinearizeCatchesBrokenPool(t *testing.T) {
 	cases := []struct {
-		name            string
-		newPool         func(*spinning.Sched) linPool
-		concurrencyOnly bool
+		name    string
+		newPool func(*spinning.Sched) linPool
+		catch   linearize.Catch
 	}{
-		{"NPIdle counts the caller's P", func(s *spinning.Sched) linPool { return linCountsOwn{linReal{s}} }, false},
-		{"AcquireP reports the P it peeked", func(s *spinning.Sched) linPool { return linPeekAcquire{linReal{s}} }, true},
+		{"NPIdle counts the caller's P", func(s *spinning.Sched) linPool { return linCountsOwn{linReal{s}} }, linearize.Catch{Within: 5}},
+		{"AcquireP reports the P it peeked", func(s *spinning.Sched) linPool { return linPeekAcquire{linReal{s}} }, linearize.Catch{RaceOnly: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.concurrencyOnly && runtime.GOMAXPROCS(0) < 2 {
-				t.Skip("GOMAXPROCS is 1: operations do not overlap")
-			}
 			cfg := linDefaultConfig()
 			cfg.newPool = tc.newPool
-			var st linStats
-			start := time.Now()
-			for h := 0; ; h++ {
-				res, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st)
-				if err != nil {
-					if res.File != "" {
-						t.Cleanup(func() { os.Remove(res.File) })
-					}
-					require.ErrorIs(t, err, linearize.ErrNotLinearizable, "a timeout is not a catch")
-					require.Equal(t, porcupine.Illegal, res.Outcome)
-					require.FileExists(t, res.File)
-					t.Logf("caught in history %d after %d operations (%d overlapping): %v", h, st.ops, st.concurrent, err)
-					return
-				}
-				switch {
-				case !tc.concurrencyOnly && h >= 4:
-					t.Fatalf("%d histories of a pool broken even sequentially were all linearizable", st.histories)
-				case st.concurrent >= 20_000:
-					t.Fatalf("%d histories (%d operations, %d overlapping) of a broken pool were all linearizable",
-						st.histories, st.ops, st.concurrent)
-				case h >= 2000 || time.Since(start) > 8*time.Second:
-					t.Skipf("not caught, but only %d of %d operations overlapped: too little parallelism here", st.concurrent, st.ops)
-				}
-			}
+			linStress(t.Name(), cfg, new(linStats)).Catches(t, tc.catch)
 		})
 	}
 }
@@ -281,11 +243,5 @@ func linearizeSpinning(t testing.TB) error {
 	cfg := linDefaultConfig()
 	cfg.histories = 300
 	cfg.seed = 1
-	var st linStats
-	for h := range cfg.histories {
-		if _, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st); err != nil {
-			return err
-		}
-	}
-	return nil
+	return linStress(t.Name(), cfg, new(linStats)).FirstFailure(cfg.histories)
 }
