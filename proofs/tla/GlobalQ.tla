@@ -18,7 +18,10 @@
 (*                                                                         *)
 (* Items are the naturals 1..N, made in order by the Ps (into their rings  *)
 (* or straight into the queue). key[x] is the ticket of x's latest entry   *)
-(* into the queue, so FIFO can be stated as an order on tickets.           *)
+(* into the queue, so FIFO can be stated as an order on tickets. Tickets   *)
+(* follow the order of the caller's argument (the batch as the P handed it *)
+(* over), not the order the queue appended it in: FIFO is per item, so a   *)
+(* PutBatch that reorders its own batch breaks it.                         *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets, TLC
 
@@ -36,8 +39,14 @@ CONSTANTS
 \*   PutBatchDropsLast   PutBatchLock appends the batch without its last item
 \*   GetBatchOutOfOrder  GetBatchLock hands out the newest item of the batch
 \*                       to run, then the older ones
+\*   PutBatchSwapsTwo    PutBatchLock appends the batch with its first two
+\*                       items swapped
+\*   GetSkipsLast        GetLock returns nothing when the queue holds one item
+\*   CheckOneAsEmpty     the lock-free check of Get and GetBatch gives up on a
+\*                       length of 1 as on 0
 Mutants == {"none", "BatchSizeOffByOne", "LenNotUnderLock", "PutBatchDropsLast",
-            "GetBatchOutOfOrder"}
+            "GetBatchOutOfOrder", "PutBatchSwapsTwo", "GetSkipsLast",
+            "CheckOneAsEmpty"}
 
 ASSUME /\ IsFiniteSet(Procs) /\ Procs # {}
        /\ RingSize \in Nat /\ RingSize >= 2 /\ RingSize % 2 = 0
@@ -66,9 +75,10 @@ VARIABLES
     took,    \* took[p]: the queue's length when P p's GetBatch took its batch
     key,     \* key[x]: the ticket of x's latest entry into the queue (0: none)
     ticket,  \* the next ticket
-    out      \* out[x]: times x ran (capped at 2)
+    out,     \* out[x]: times x ran (capped at 2)
+    nilTake  \* history: a Get or GetBatch returned nothing without cause (below)
 
-vars == <<gq, glen, holder, rings, next, pc, hands, pend, req, took, key, ticket, out>>
+vars == <<gq, glen, holder, rings, next, pc, hands, pend, req, took, key, ticket, out, nilTake>>
 
 Sym == Permutations(Procs)
 
@@ -92,17 +102,20 @@ Init ==
     /\ key = [x \in Items |-> 0]
     /\ ticket = 1
     /\ out = [x \in Items |-> 0]
+    /\ nilTake = FALSE
 
 Run(x) == out' = [out EXCEPT ![x] = Min(2, @ + 1)]
 
-\* The items of s enter the queue at its tail, each with the next ticket.
-Enter(s) ==
+\* The caller hands over arg; the queue appends s at its tail (s = arg but
+\* in a mutant). Each item of arg gets the next ticket in arg's order: the
+\* order the caller asked for, which FIFO holds the queue to.
+Enter(arg, s) ==
     /\ gq' = gq \o s
     /\ key' = [x \in Items |->
-                 IF \E i \in DOMAIN s : s[i] = x
-                   THEN ticket - 1 + CHOOSE i \in DOMAIN s : s[i] = x
+                 IF \E i \in DOMAIN arg : arg[i] = x
+                   THEN ticket - 1 + CHOOSE i \in DOMAIN arg : arg[i] = x
                    ELSE key[x]]
-    /\ ticket' = ticket + Len(s)
+    /\ ticket' = ticket + Len(arg)
 
 \* The critical section of operation o by P p is done, leaving the queue
 \* with length l: store the length, then unlock (LenNotUnderLock: the other
@@ -120,13 +133,13 @@ StoreLen(p, o, done) ==
     /\ glen' = pend[p]
     /\ pend' = [pend EXCEPT ![p] = NoLen]
     /\ pc' = [pc EXCEPT ![p] = IF Mutant = "LenNotUnderLock" THEN done ELSE o \o "_unlock"]
-    /\ UNCHANGED <<gq, holder, rings, next, hands, req, took, key, ticket, out>>
+    /\ UNCHANGED <<gq, holder, rings, next, hands, req, took, key, ticket, out, nilTake>>
 
 Unlock(p, o, done) ==
     /\ pc[p] = o \o "_unlock"
     /\ holder' = NoP
     /\ pc' = [pc EXCEPT ![p] = IF Mutant = "LenNotUnderLock" THEN o \o "_store" ELSE done]
-    /\ UNCHANGED <<gq, glen, rings, next, hands, pend, req, took, key, ticket, out>>
+    /\ UNCHANGED <<gq, glen, rings, next, hands, pend, req, took, key, ticket, out, nilTake>>
 
 (***************************************************************************)
 (* RingPut (lfq.Ring.Put: runqput, and runqputslow when full): P p makes  *)
@@ -143,7 +156,7 @@ RingPut(p) ==
               /\ rings' = [rings EXCEPT ![p] = SubSeq(@, Half + 1, RingSize)]
               /\ pc' = [pc EXCEPT ![p] = "pb_lock"]
     /\ next' = next + 1
-    /\ UNCHANGED <<gq, glen, holder, pend, req, took, key, ticket, out>>
+    /\ UNCHANGED <<gq, glen, holder, pend, req, took, key, ticket, out, nilTake>>
 
 (***************************************************************************)
 (* RingGet (lfq.Ring.Get: runqget): P p runs the oldest item of its ring.  *)
@@ -152,17 +165,17 @@ RingGet(p) ==
     /\ pc[p] = "idle" /\ rings[p] # <<>>
     /\ Run(Head(rings[p]))
     /\ rings' = [rings EXCEPT ![p] = Tail(@)]
-    /\ UNCHANGED <<gq, glen, holder, next, pc, hands, pend, req, took, key, ticket>>
+    /\ UNCHANGED <<gq, glen, holder, next, pc, hands, pend, req, took, key, ticket, nilTake>>
 
 (***************************************************************************)
 (* Put (globrunqput): P p makes a new item and appends it under the lock.  *)
 (***************************************************************************)
 PutLock(p) ==
     /\ pc[p] = "idle" /\ next <= N /\ holder = NoP
-    /\ Enter(<<next>>)
+    /\ Enter(<<next>>, <<next>>)
     /\ next' = next + 1
     /\ AfterCS(p, "put", Len(gq) + 1)
-    /\ UNCHANGED <<glen, rings, hands, req, took, out>>
+    /\ UNCHANGED <<glen, rings, hands, req, took, out, nilTake>>
 
 Put(p) == PutLock(p) \/ StoreLen(p, "put", "idle") \/ Unlock(p, "put", "idle")
 
@@ -172,51 +185,70 @@ Put(p) == PutLock(p) \/ StoreLen(p, "put", "idle") \/ Unlock(p, "put", "idle")
 (***************************************************************************)
 PutBatchLock(p) ==
     /\ pc[p] = "pb_lock" /\ holder = NoP
-    /\ LET b == IF Mutant = "PutBatchDropsLast"
-                  THEN SubSeq(hands[p], 1, Len(hands[p]) - 1)
-                  ELSE hands[p]
-       IN  /\ Enter(b)
+    /\ LET h == hands[p]
+           b == CASE Mutant = "PutBatchDropsLast" -> SubSeq(h, 1, Len(h) - 1)
+                  [] Mutant = "PutBatchSwapsTwo" /\ Len(h) >= 2 ->
+                       <<h[2], h[1]>> \o SubSeq(h, 3, Len(h))
+                  [] OTHER -> h
+       IN  /\ Enter(h, b)
            /\ AfterCS(p, "pb", Len(gq) + Len(b))
     /\ hands' = [hands EXCEPT ![p] = <<>>]
-    /\ UNCHANGED <<glen, rings, next, req, took, out>>
+    /\ UNCHANGED <<glen, rings, next, req, took, out, nilTake>>
 
 PutBatch(p) == PutBatchLock(p) \/ StoreLen(p, "pb", "idle") \/ Unlock(p, "pb", "idle")
 
 (***************************************************************************)
+(* The lock-free check of Get and GetBatch: one load of the length cell.   *)
+(* CheckNil is the check giving up, which returns nothing and changes      *)
+(* nothing but the history: nilTake records a check that gave up on a      *)
+(* length other than 0. The real check gives up exactly on 0.              *)
+(***************************************************************************)
+GivesUp(l) == IF Mutant = "CheckOneAsEmpty" THEN l <= 1 ELSE l = 0
+
+CheckNil(p) ==
+    /\ pc[p] = "idle" /\ GivesUp(glen)
+    /\ nilTake' = (nilTake \/ glen # 0)
+    /\ UNCHANGED <<gq, glen, holder, rings, next, pc, hands, pend, req, took, key, ticket, out>>
+
+(***************************************************************************)
 (* Get (globrunqget; findRunnable calls it first when schedtick % 61 = 0,  *)
 (* here at any time): GetCheck reads the length cell without the lock and  *)
-(* gives up on 0; GetLock takes and runs the oldest item, if any is left.  *)
+(* gives up on 0 (CheckNil); GetLock takes and runs the oldest item, if    *)
+(* any is left, and returns nothing only if none is (nilTake records one   *)
+(* that returns nothing from a queue that holds an item).                  *)
 (***************************************************************************)
 GetCheck(p) ==
-    /\ pc[p] = "idle" /\ glen # 0   \* on 0 Get returns nil: no change
+    /\ pc[p] = "idle" /\ ~GivesUp(glen)
     /\ pc' = [pc EXCEPT ![p] = "get_lock"]
-    /\ UNCHANGED <<gq, glen, holder, rings, next, hands, pend, req, took, key, ticket, out>>
+    /\ UNCHANGED <<gq, glen, holder, rings, next, hands, pend, req, took, key, ticket, out, nilTake>>
 
 GetLock(p) ==
     /\ pc[p] = "get_lock" /\ holder = NoP
-    /\ IF gq = <<>>
-         THEN UNCHANGED <<gq, out>>
-         ELSE /\ Run(Head(gq))
-              /\ gq' = Tail(gq)
-    /\ AfterCS(p, "get", IF gq = <<>> THEN 0 ELSE Len(gq) - 1)
+    /\ LET none == IF Mutant = "GetSkipsLast" THEN Len(gq) <= 1 ELSE gq = <<>>
+       IN  /\ IF none
+                THEN UNCHANGED <<gq, out>>
+                ELSE /\ Run(Head(gq))
+                     /\ gq' = Tail(gq)
+           /\ AfterCS(p, "get", IF none THEN Len(gq) ELSE Len(gq) - 1)
+           /\ nilTake' = (nilTake \/ (none /\ gq # <<>>))
     /\ UNCHANGED <<glen, rings, next, hands, req, took, key, ticket>>
 
-Get(p) == GetCheck(p) \/ GetLock(p) \/ StoreLen(p, "get", "idle") \/ Unlock(p, "get", "idle")
+Get(p) == CheckNil(p) \/ GetCheck(p) \/ GetLock(p) \/ StoreLen(p, "get", "idle") \/ Unlock(p, "get", "idle")
 
 (***************************************************************************)
 (* GetBatch (globrunqgetbatch, as findRunnable calls it once P p's ring is *)
 (* empty, with any requested count the ring can take): GetBatchCheck reads *)
-(* the length cell and gives up on 0; GetBatchLock takes                   *)
+(* the length cell and gives up on 0 (CheckNil); GetBatchLock takes        *)
 (* n = min(requested, len, len \div NP + 1) of the oldest items into the   *)
 (* P's hands, the one to run first; after the store and the unlock,        *)
 (* GetBatchPlace runs the first and puts the rest in the ring              *)
 (* (lfq.Ring.PutBatch: runqputbatch).                                      *)
 (***************************************************************************)
 GetBatchCheck(p) ==
-    /\ pc[p] = "idle" /\ rings[p] = <<>> /\ glen # 0
+    /\ pc[p] = "idle" /\ rings[p] = <<>> /\ ~GivesUp(glen)
     /\ \E r \in 1..MaxRequested : req' = [req EXCEPT ![p] = r]
     /\ pc' = [pc EXCEPT ![p] = "gb_lock"]
-    /\ UNCHANGED <<gq, glen, holder, rings, next, hands, pend, took, key, ticket, out>>
+    /\ UNCHANGED <<gq, glen, holder, rings, next, hands, pend, took, key, ticket, out, nilTake>>
 
 GetBatchLock(p) ==
     /\ pc[p] = "gb_lock" /\ holder = NoP
@@ -231,7 +263,7 @@ GetBatchLock(p) ==
                             ELSE b]
            /\ took' = [took EXCEPT ![p] = l]
            /\ AfterCS(p, "gb", l - n)
-    /\ UNCHANGED <<glen, rings, next, req, key, ticket, out>>
+    /\ UNCHANGED <<glen, rings, next, req, key, ticket, out, nilTake>>
 
 GetBatchPlace(p) ==
     /\ pc[p] = "gb_place"
@@ -243,7 +275,7 @@ GetBatchPlace(p) ==
     /\ req' = [req EXCEPT ![p] = 0]
     /\ took' = [took EXCEPT ![p] = 0]
     /\ pc' = [pc EXCEPT ![p] = "idle"]
-    /\ UNCHANGED <<gq, glen, holder, next, pend, key, ticket>>
+    /\ UNCHANGED <<gq, glen, holder, next, pend, key, ticket, nilTake>>
 
 GetBatch(p) ==
     \/ GetBatchCheck(p) \/ GetBatchLock(p)
@@ -301,6 +333,7 @@ TypeOK ==
     /\ key \in [Items -> 0..MaxTicket]
     /\ ticket \in 1..(MaxTicket + 1)
     /\ out \in [Items -> 0..2]
+    /\ nilTake \in BOOLEAN
 
 \* Every item made is in exactly one place: the queue, a ring, a P's hands
 \* (an overflow batch on its way in, a batch taken out), or it ran, once.
@@ -320,7 +353,8 @@ BatchBounds ==
               Len(hands[p]) = Min(req[p], Min(took[p], took[p] \div NP + 1))
          /\ Taken(p) /\ took[p] = 0 => hands[p] = <<>>
 
-\* FIFO: the queue is in entry order; a batch taken out is a run of the
+\* FIFO, per item: the queue is in entry order, the items of one batch in
+\* the order the caller handed them over; a batch taken out is a run of the
 \* oldest items (older than all that remain), in entry order, so the one
 \* to run is the oldest and the ring gets the rest in order.
 FIFO ==
@@ -333,6 +367,15 @@ FIFO ==
 \* Len, an Empty or a fast-path check reads a length the queue had after
 \* some prefix of the critical sections (each takes effect at its store).
 LenCell == (\A p \in Procs : ~Pending(p)) => glen = Len(gq)
+
+\* Returns nothing only when empty: a Get or GetBatch returns nothing only
+\* if its lock-free check read 0 from the length cell, or (Get) it found the
+\* queue empty under the lock. (GetBatch under the lock: BatchBounds, a
+\* batch from a queue of l > 0 holds at least one item.) With LenCell this
+\* is what holds: a take that returns nothing saw, at one instant, a queue
+\* that was empty but for the change of at most one critical section whose
+\* store was still pending, an operation that takes effect after it.
+NilOnlyWhenEmpty == ~nilTake
 
 \* The lock: a P past its unlock step does not hold it, and the holder is
 \* always between its critical section and its unlock.
