@@ -150,6 +150,21 @@ func (h *ivHist) newItem() *item {
 	return t
 }
 
+// relabel gives t a new record: the same pointer put again after it came
+// out is a new item to the history.
+func (h *ivHist) relabel(t *item) {
+	h.items = append(h.items, ivItem{place: -1, exitB: never, exitE: never, pos: -1})
+	t.id = len(h.items) - 1
+}
+
+// putting records that t is going into place p by an op that began at b
+// and has not ended: a record there before the item is, for takers that
+// are quicker than the putter's return. put completes it.
+func (h *ivHist) putting(t *item, p, b int) {
+	it := &h.items[t.id]
+	it.place, it.putB, it.putE = p, b, never
+}
+
 // put records that t went into place p by an op of [b, e].
 func (h *ivHist) put(t *item, p, b, e int) {
 	it := &h.items[t.id]
