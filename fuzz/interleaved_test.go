@@ -76,6 +76,7 @@ const never = math.MaxInt
 type ivItem struct {
 	place      int // where it was put, -1: never put (made, handed back)
 	putB, putE int
+	putPos     int // position in its put's batch, -1: put alone
 	// The op that took it out of place: known only when that op says which
 	// items it took from where (exitB, exitE, pos within the op's result).
 	exitKnown    bool
@@ -86,14 +87,19 @@ type ivItem struct {
 }
 
 // ivOp is an op that reported something to check: nothing taken from a
-// place, or a length.
+// place, a length, or that the place was not empty.
 type ivOp struct {
 	thread int
 	what   string
 	place  int
 	b, e   int
-	length int // -1: the op took nothing (the empty rule); else a Len it read
+	length int // ivNothing, ivSomething, or a length it read
 }
+
+const (
+	ivNothing   = -1 // the op took nothing, or called the place empty: the empty rule
+	ivSomething = -2 // the op called the place not empty
+)
 
 // ivHist records an execution's calls, each stamped at its start and end
 // by a counter the threads share: the explorer runs one thread at a time,
@@ -144,7 +150,7 @@ func (h *ivHist) end() int {
 
 // newItem makes an item not yet put.
 func (h *ivHist) newItem() *item {
-	h.items = append(h.items, ivItem{place: -1, exitB: never, exitE: never, pos: -1})
+	h.items = append(h.items, ivItem{place: -1, exitB: never, exitE: never, pos: -1, putPos: -1})
 	t := &item{id: len(h.items) - 1}
 	explore.Name(t, fmt.Sprintf("item%d", t.id)) // traces show &item3
 	return t
@@ -153,7 +159,7 @@ func (h *ivHist) newItem() *item {
 // relabel gives t a new record: the same pointer put again after it came
 // out is a new item to the history.
 func (h *ivHist) relabel(t *item) {
-	h.items = append(h.items, ivItem{place: -1, exitB: never, exitE: never, pos: -1})
+	h.items = append(h.items, ivItem{place: -1, exitB: never, exitE: never, pos: -1, putPos: -1})
 	t.id = len(h.items) - 1
 }
 
@@ -169,6 +175,23 @@ func (h *ivHist) putting(t *item, p, b int) {
 func (h *ivHist) put(t *item, p, b, e int) {
 	it := &h.items[t.id]
 	it.place, it.putB, it.putE = p, b, e
+}
+
+// putBatch records that ts went into place p, in this order, by one op of
+// [b, e].
+func (h *ivHist) putBatch(ts []*item, p, b, e int) {
+	for i, t := range ts {
+		h.put(t, p, b, e)
+		h.items[t.id].putPos = i
+	}
+}
+
+// before reports that a surely went into its place before b did.
+func (a *ivItem) before(b *ivItem) bool {
+	if a.putE < b.putB {
+		return true
+	}
+	return a.putB == b.putB && a.putE == b.putE && a.putPos >= 0 && b.putPos >= 0 && a.putPos < b.putPos
 }
 
 // took records that t was handed to who by an op of [b, e] that took it
@@ -194,7 +217,28 @@ func (h *ivHist) took(t *item, p, b, e, pos int, who string) error {
 // nothing records that an op of [b, e] by thread took nothing from place
 // p: right only if p was empty at some instant of the call.
 func (h *ivHist) nothing(thread int, what string, p, b, e int) {
-	h.ops = append(h.ops, ivOp{thread: thread, what: what, place: p, b: b, e: e, length: -1})
+	h.ops = append(h.ops, ivOp{thread: thread, what: what, place: p, b: b, e: e, length: ivNothing})
+}
+
+// something records that an op of [b, e] called place p not empty: right
+// only if it held an item at some instant of the call.
+func (h *ivHist) something(thread int, what string, p, b, e int) {
+	h.ops = append(h.ops, ivOp{thread: thread, what: what, place: p, b: b, e: e, length: ivSomething})
+}
+
+// between returns how many items place p held for the whole of [b, e] (lo,
+// the ones an op of that interval took from it counted in: it found them
+// there) and how many it may have held at some instant of it (hi).
+func (h *ivHist) between(p, b, e int) (lo, hi int) {
+	for _, it := range h.items {
+		if it.surely(p, b, e) || (it.place == p && it.exitKnown && it.exitB == b && it.exitE == e) {
+			lo++
+		}
+		if it.maybe(p, b, e) {
+			hi++
+		}
+	}
+	return lo, hi
 }
 
 // length records that an op of [b, e] read n as p's length.
@@ -227,7 +271,7 @@ func (h *ivHist) check() error {
 		}
 	}
 	for _, op := range h.ops {
-		if op.length < 0 {
+		if op.length == ivNothing {
 			for id, it := range h.items {
 				if it.surely(op.place, op.b, op.e) {
 					return fmt.Errorf("empty rule: T%d's %s at [%d,%d] took nothing from %s, but item %d was there the whole call (put by [%d,%d], taken by %s)",
@@ -245,6 +289,13 @@ func (h *ivHist) check() error {
 				hi++
 			}
 		}
+		if op.length == ivSomething {
+			if hi == 0 {
+				return fmt.Errorf("empty rule: T%d's %s at [%d,%d] called %s not empty, but no item was there at any instant of the call",
+					op.thread, op.what, op.b, op.e, h.place(op.place))
+			}
+			continue
+		}
 		if op.length < lo || op.length > hi {
 			return fmt.Errorf("length: T%d's %s at [%d,%d] read %d for %s, which held between %d and %d items during the call",
 				op.thread, op.what, op.b, op.e, op.length, h.place(op.place), lo, hi)
@@ -257,14 +308,14 @@ func (h *ivHist) check() error {
 		}
 		for y := range h.items {
 			b := &h.items[y]
-			if b.place != a.place || !b.exitKnown || a.putE >= b.putB {
+			if b.place != a.place || !b.exitKnown || !a.before(b) {
 				continue
 			}
 			// a went in before b did: b may not come out first.
 			sameOp := a.exitB == b.exitB && a.exitE == b.exitE
 			if b.exitE < a.exitB || (sameOp && a.pos >= 0 && b.pos >= 0 && b.pos < a.pos) {
-				return fmt.Errorf("FIFO: item %d went into %s before item %d (puts [%d,%d] and [%d,%d]) but came out after it (%s; %s)",
-					x, h.place(a.place), y, a.putB, a.putE, b.putB, b.putE, strings.Join(a.by, ", "), strings.Join(b.by, ", "))
+				return fmt.Errorf("FIFO: item %d went into %s before item %d (puts [%d,%d]#%d and [%d,%d]#%d) but came out after it (%s; %s)",
+					x, h.place(a.place), y, a.putB, a.putE, a.putPos, b.putB, b.putE, b.putPos, strings.Join(a.by, ", "), strings.Join(b.by, ", "))
 			}
 		}
 	}
@@ -292,6 +343,10 @@ func TestIVHistCatchesBrokenHistories(t *testing.T) {
 	h, ts := good()
 	take(h, ts, 7, 9)
 	h.nothing(1, "Get", 0, 11, 12)
+	h.something(1, "Empty", 0, 8, 9) // b is there until 9
+	if lo, hi := h.between(0, 9, 10); lo != 1 || hi != 1 {
+		t.Errorf("between the take of b = %d, %d, want 1, 1 (b, found by that take)", lo, hi)
+	}
 	if err := h.check(); err != nil {
 		t.Fatalf("a good history fails: %v", err)
 	}
@@ -315,10 +370,19 @@ func TestIVHistCatchesBrokenHistories(t *testing.T) {
 			h.nothing(2, "Get", 0, 9, 10) // item 1 is there from 4 to 11
 		}, "empty rule"},
 		"out of order": {func(h *ivHist, ts []*item) { take(h, ts, 9, 7) }, "FIFO"},
+		"a batch put out of order": {func(h *ivHist, ts []*item) {
+			h.putBatch(ts, 0, 1, 2) // a went in before b, in one batch
+			must(t, h.took(ts[1], 0, 7, 8, -1, "T1 Get"))
+			must(t, h.took(ts[0], 0, 9, 10, -1, "T1 Get"))
+		}, "FIFO"},
 		"out of order in a batch": {func(h *ivHist, ts []*item) {
 			must(t, h.took(ts[1], 0, 7, 8, 0, "T1 Drain"))
 			must(t, h.took(ts[0], 0, 7, 8, 1, "T1 Drain"))
 		}, "FIFO"},
+		"not empty while empty": {func(h *ivHist, ts []*item) {
+			take(h, ts, 7, 9)
+			h.something(2, "Empty", 0, 13, 14)
+		}, "not empty"},
 		"length": {func(h *ivHist, ts []*item) {
 			take(h, ts, 7, 9)
 			h.length(2, "Len", 0, 13, 14, 1) // both gone by 10
