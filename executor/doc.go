@@ -1,0 +1,131 @@
+// Package executor is a task executor that schedules tasks the way the Go
+// runtime schedules goroutines, composed from schedkit's verified
+// components and nothing else: every P owns a runnext.Queue (a runnext
+// slot before an lfq.Ring), submits from outside go to one globalq.Queue,
+// idle Ms steal through a stealing.Stealer, and spinning.Sched does the
+// spinning-M accounting, parking and wakeups.
+//
+//	e, _ := executor.New(executor.Config{})     // GOMAXPROCS Ps
+//	e.Go(func(t executor.Task) {                 // from any goroutine
+//		t.Go(func(executor.Task) { ... })        // local spawn: this P's runnext
+//		g, _ := t.NewGroup(ctx)                  // fork-join
+//		g.Go(func(executor.Task) error { ... })
+//		_ = g.Wait()                             // runs queued tasks while it waits
+//	})
+//	e.Close()                                    // runs everything accepted, then stops
+//
+// # Ps, Ms and the schedule loop
+//
+// There are Procs Ps. An M is a goroutine (a worker) with a spinning.M; at
+// most Procs Ms hold a P at any instant (spinning's idle set hands each P
+// to one M), and an M without work parks on spinning's idle list and is
+// reused. More Ms are started only when a P is handed off and no M is idle
+// (spinning's NeedM, the runtime's newm): after Blocking, a retake, a Wait
+// that sleeps.
+//
+// Each operation mirrors a function of the runtime's proc.go:
+//
+//	Executor.Go, GoBatch   newproc from outside a P: globrunqput(batch), wakep
+//	Task.Go                newproc: runqput(next=true) into the P's runnext; the
+//	                       displaced task to the ring; a full ring's half to the
+//	                       global queue in one batch (runqputslow); wakep if a P idles
+//	task records           gfget, gfput: a P reuses the records of its finished tasks
+//	schedule               schedule: findRunnable, execute, again
+//	findRunnable           findRunnable: every 61st tick one global task
+//	                       (globalq.FairnessTick); runnext (inherits the slice);
+//	                       the ring; a global batch (globrunqgetbatch, n =
+//	                       min(len, len/Procs+1, 128)); stealing's four passes
+//	                       (stealWork, runnext only on the last) if the spinning
+//	                       rule lets the M spin; then releasep, pidleput, the
+//	                       drop-and-recheck (spinning.M.DropSpinning over
+//	                       Executor.work, checkRunqsNoP) and stopm
+//	execute                execute: resetspinning; schedtick++ unless inherited
+//	run                    goexit0, with recover: panics to the group or handler
+//	sysmon, retakeAll      sysmon (20µs doubling to 10ms, sleep when all Ps idle)
+//	                       and retake: a P whose slice (schedtick unchanged) ran
+//	                       past Config.Slice while work waits is taken (CAS of its
+//	                       status word) and handed off (handoffp)
+//	Task.Blocking          entersyscallblock (handoffp at once), then exitsyscall
+//	reacquire, waitP       exitsyscall: an idle P (pidleget), else the task's resume
+//	                       token goes to the global queue and it parks (exitsyscall0)
+//	resume                 execute of a goroutine that exitsyscall0 or Gosched queued
+//	Task.Yield             Gosched (goschedImpl): globrunqput, then schedule
+//	Group.Wait (in a task) no runtime counterpart: runs queued tasks while it waits
+//	ready                  ready: the woken waiter's token goes to the waker's runnext
+//	checkDead              checkdead: Close's quiescence (every M idle, no work)
+//
+// # Ownership: the P's status word
+//
+// A P's status word (the runtime's p.status) holds a state and the id of
+// the worker that holds the P. pIdle: nobody. pSched: the holder runs
+// scheduler code and alone uses the P's queue. pTask: the holder runs a
+// task; sysmon may retake the P by CAS (there is no preemption, so this is
+// also the runtime's _Psyscall), and the task's handle may lock the queue
+// for a spawn by CAS to pSpawn. Every change that can race is a CAS that
+// names the holder, so a worker whose P was retaken fails its next CAS and
+// never touches that P again; its task goes on without a P (its spawns go
+// to the global queue) and, when it ends, its M takes an idle P or parks,
+// in exitsyscall's order.
+//
+// The Task a func receives is the only way to reach a P's owner-side queue
+// methods. It names its worker and the generation of the task; used after
+// the task returned, Go panics naming the call and Blocking and Yield
+// return ErrNotInTask. Passing a Task to another goroutine while the task
+// runs is misuse the executor cannot detect, but cannot corrupt a queue
+// either: every queue access through a Task holds the status word.
+//
+// A task waiting for a P (after Blocking, in Yield, in a Wait that found
+// nothing to run) parks on its worker's note; its resume token (a record in
+// the worker) sits in a queue, and the M that runs it hands over its P by
+// swapping spinning.Ms with the waiting worker: spinning's accounting moves
+// with the P.
+//
+// # Invariants
+//
+//   - Every task accepted (a submit that returned nil, every local spawn,
+//     every group task) runs exactly once, or, past a Shutdown deadline, is
+//     dropped and counted; never both, never twice.
+//   - At most Procs Ms hold a P, and a P is used by at most one goroutine at
+//     a time: its status word's holder in pSched, or a holder of pSpawn.
+//   - No lost wakeup: while a task is queued and a P is idle, some M is
+//     spinning or about to be started (spinning's protocol; work is every
+//     queue, local ones included).
+//   - A task cannot keep its P past the slice while work waits for that P:
+//     sysmon takes the P. A runnext ping-pong shares one slice.
+//   - A global task waits at most 61 ticks of a busy P (its fairness check),
+//     unless global tasks queued before it.
+//   - A Wait inside a task never idles its P while tasks are queued on it:
+//     nested fork-join on every P at once finishes without sysmon.
+//   - A panic never ends an M: it goes to the task's group (as its error) or
+//     to Config.PanicHandler (default: Close returns them). A task that
+//     calls runtime.Goexit ends its goroutine, and its M continues on a new
+//     one.
+//   - A local spawn reads no clock of the executor's own and allocates
+//     nothing once its P has recycled records (runnext's PutNext stamps the
+//     time for the steal delay until the thief-side delay lands there).
+//   - Stats reads per-P atomic counters, written by their P's holder: no
+//     lock on any path an M takes.
+//
+// # Verification: property -> test
+//
+//	bad input (config, nil funcs, zero/stale Task,      executor_test.go
+//	  submit after Close, Close twice/from a task,
+//	  Blocking/Yield outside a task, group reuse)
+//	exactly once, counted; a million in long mode       stress_test.go TestStressExactlyOnce
+//	Close under load loses nothing                      stress_test.go TestCloseUnderLoadLosesNothing
+//	goroutines end (Ms, sysmon) after Close             main_test.go (goleak after every test)
+//	blockers + queued; a hog + queued; runnext          starvation_test.go (testing/synctest)
+//	  ping-pong + queued: sysmon's retake
+//	a global task within 61 ticks of a busy P           starvation_test.go TestStarvationGlobalStream
+//	no lost wakeup at the drop-and-recheck              starvation_test.go TestSubmitWhileSpinnerWaits
+//	a handoff sees the P's local work                   starvation_test.go TestLocalSpawnThenBlock
+//	nested fork-join on every P of 1 and 2 Ps           starvation_test.go TestForkJoinNestedOnEveryP
+//	local spawn allocates nothing                       alloc_test.go
+//	panics to the group, the handler, or Close          executor_test.go
+//	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant)
+//
+// The explorer on the composed loop and proofs/tla/Executor.tla come with
+// a later step: every shared access of the executor's own state already
+// goes through internal/atomicx, and schedule, findRunnable and sysmon's
+// retakeAll are plain functions over the executor's state.
+package executor
