@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,16 +17,47 @@ import (
 // tlaDir is where the specs live, relative to the module root.
 const tlaDir = "proofs/tla"
 
-// tlaComponents names the component each spec models.
-var tlaComponents = map[string]string{"Ring": "lfq", "Runnext": "runnext", "GlobalQ": "globalq",
-	"Steal": "stealing", "Spinning": "spinning"}
+// componentPrefixes map a spec or fuzz target name to its component by
+// prefix, so new modules (RunnextFine.tla, FuzzRingSchedule) need no entry.
+var componentPrefixes = []struct{ prefix, component string }{
+	{"Ring", "lfq"}, {"Runnext", "runnext"}, {"GlobalQ", "globalq"}, {"Steal", "stealing"},
+	{"Spinning", "spinning"}, {"Executor", "executor"},
+}
 
-// tlaRows runs TLC on every spec and mutant config and makes one row each.
+// componentOf names the component a spec or fuzz target belongs to: the
+// longest matching prefix wins; "" when none matches.
+func componentOf(name string) string {
+	best, comp := 0, ""
+	for _, p := range componentPrefixes {
+		if strings.HasPrefix(name, p.prefix) && len(p.prefix) > best {
+			best, comp = len(p.prefix), p.component
+		}
+	}
+	return comp
+}
+
+// tlaOptions say which models run and how.
+type tlaOptions struct {
+	workers int
+	long    bool // the _long models too
+	only    bool // the only-it re-run of mutants with an Expect line
+}
+
+// onlyDefault is whether the only-it re-run is on without -long: it roughly
+// doubles a mutant's time, so it follows the mode unless told otherwise.
+func onlyDefault(long bool) bool { return long }
+
+// tlaRows runs TLC on every model of the mode and makes one row each.
 // Without a jar or java it makes one skipped row that says how to get them.
-func tlaRows(ctx context.Context, root string, workers int) []row {
-	rs, err := tlc.CheckAll(ctx, filepath.Join(root, tlaDir), workers)
+func tlaRows(ctx context.Context, root string, o tlaOptions) []row {
+	c, err := tlc.NewChecker(o.workers)
 	if errors.Is(err, tlc.ErrNoJar) || errors.Is(err, tlc.ErrNoJava) {
 		return []row{{component: "all", check: "TLA+ (TLC)", result: "skipped: " + err.Error(), explored: "-"}}
+	}
+	c.Long, c.OnlyRerun = o.long, o.only
+	var rs []tlc.Result
+	if err == nil {
+		rs, err = c.CheckAll(ctx, filepath.Join(root, tlaDir))
 	}
 	var rows []row
 	for _, r := range rs {
@@ -39,51 +71,145 @@ func tlaRows(ctx context.Context, root string, workers int) []row {
 }
 
 func tlaRow(r tlc.Result) row {
-	comp := tlaComponents[r.Spec]
+	comp := componentOf(r.Spec)
 	if comp == "" {
 		comp = r.Spec
 	}
-	check := "TLA+ " + r.Spec + ".tla passes"
+	name := r.Spec
+	if r.Long {
+		name += " (long)"
+	}
+	check := "TLA+ " + name + ".tla passes"
 	if r.ExpectReject {
-		check = "TLA+ mutant " + r.Mutant + " rejected"
-		if r.Violated != "" {
-			check += " (" + r.Violated + ")"
+		check = "TLA+ " + name + " mutant " + r.Mutant + " rejected"
+		switch {
+		case r.Only != nil:
+			check += " by " + r.Expect + " only"
+		case r.Expect != "":
+			check += " by " + r.Expect
+		case r.Violated != "":
+			check += " (" + r.Violated + "; no Expect line)"
+		default:
+			check += " (no Expect line)"
 		}
 	}
 	res := "pass"
 	if !r.OK {
 		res = "FAIL"
 	}
-	return row{component: comp, check: check, result: res,
-		explored: strconv.FormatInt(r.Distinct, 10) + " states"}
+	explored := strconv.FormatInt(r.Distinct, 10) + " states"
+	if r.Only != nil {
+		explored += " + " + strconv.FormatInt(r.Only.Distinct, 10) + " without"
+	}
+	return row{component: comp, check: check, result: res, explored: explored}
+}
+
+// noExpectWarnings names every mutant config that has no Expect line: it
+// is judged by any rejection, and nothing checks what rejects it.
+func noExpectWarnings(w io.Writer, ms []tlc.Model) int {
+	n := 0
+	for _, m := range ms {
+		if m.ExpectReject() && m.Expect == "" {
+			fmt.Fprintf(w, "schedkit tlc: warning: %s has no `\\* Expect: <Name>` line: any rejection counts\n",
+				filepath.Base(m.Config))
+			n++
+		}
+	}
+	return n
 }
 
 // runTLC is `schedkit tlc`: every model must pass and every mutant must be
-// rejected. It exits exitNoJar when TLC cannot run here.
-func runTLC(args []string) int {
-	fs := flag.NewFlagSet("tlc", flag.ExitOnError)
+// rejected (by its Expect name alone, where it has one). It exits
+// exitNoJar when TLC cannot run here. With -install it downloads the jar
+// instead.
+func runTLC(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tlc", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	workers := fs.Int("workers", 2, "TLC worker threads (0: one per CPU)")
-	_ = fs.Parse(args)
-	root, err := moduleRoot()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "schedkit tlc:", err)
-		return 1
+	long := fs.Bool("long", false, "run the <Spec>_long models too (larger constants)")
+	only := fs.String("only", "auto", "re-run each mutant with an Expect line without that name, which must pass: "+
+		"true, false, or auto (only with -long)")
+	dir := fs.String("dir", "", "the specs' directory (default: proofs/tla of the module)")
+	install := fs.Bool("install", false, "download tla2tools.jar ("+tlc.PinnedRelease+") to ~/.cache/tla and check it runs")
+	url := fs.String("url", "", "with -install: download from here (default $"+tlc.URLEnv+", else the pinned release)")
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
+		return 2
 	}
-	rs, err := tlc.CheckAll(context.Background(), filepath.Join(root, tlaDir), *workers)
+	if *install {
+		return runInstall(*url, stdout, stderr)
+	}
+	onlyRerun := onlyDefault(*long)
+	switch *only {
+	case "auto":
+	case "true", "false":
+		onlyRerun = *only == "true"
+	default:
+		fmt.Fprintf(stderr, "schedkit tlc: -only=%q: want true, false or auto\n", *only)
+		return 2
+	}
+	if *dir == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			fmt.Fprintln(stderr, "schedkit tlc:", err)
+			return 1
+		}
+		*dir = filepath.Join(root, tlaDir)
+	}
+
+	c, err := tlc.NewChecker(*workers)
 	if errors.Is(err, tlc.ErrNoJar) || errors.Is(err, tlc.ErrNoJava) {
-		fmt.Fprintln(os.Stderr, "schedkit tlc: skipped:", err)
+		fmt.Fprintln(stderr, "schedkit tlc: skipped:", err)
 		return exitNoJar
 	}
-	for _, r := range rs {
-		fmt.Println(r.String())
-		if !r.OK && r.Tail != "" {
-			fmt.Println("  " + strings.ReplaceAll(r.Tail, "\n", "\n  "))
-		}
-	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "schedkit tlc:", err)
+		fmt.Fprintln(stderr, "schedkit tlc:", err)
 		return 1
 	}
-	fmt.Printf("tlc: %d models behaved as expected\n", len(rs))
+	c.Long, c.OnlyRerun = *long, onlyRerun
+	ms, err := tlc.Models(*dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "schedkit tlc:", err)
+		return 1
+	}
+	noExpectWarnings(stderr, tlc.Select(ms, *long))
+	mode := "default mode"
+	if *long {
+		mode = "long mode"
+	}
+	rerun := "without the only-it re-run (-only=true, or -long, to do it)"
+	if onlyRerun {
+		rerun = "with the only-it re-run"
+	}
+	fmt.Fprintf(stdout, "tlc: %s, %s\n", mode, rerun)
+
+	c.Progress = func(r tlc.Result) { // each line as it comes: a whole run takes minutes
+		fmt.Fprintln(stdout, r.String())
+		if !r.OK && r.Tail != "" {
+			fmt.Fprintln(stdout, "  "+strings.ReplaceAll(r.Tail, "\n", "\n  "))
+		}
+	}
+	rs, err := c.CheckAll(context.Background(), *dir)
+	if err != nil {
+		fmt.Fprintln(stderr, "schedkit tlc:", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "tlc: %d models behaved as expected\n", len(rs))
+	return 0
+}
+
+// runInstall is `schedkit tlc -install`: 0 when the jar is in place and
+// runs, 1 with one line saying why not.
+func runInstall(url string, stdout, stderr io.Writer) int {
+	got, err := tlc.Installer{URL: url}.Install(context.Background())
+	if err != nil {
+		fmt.Fprintln(stderr, "schedkit", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "tlc: installed %s (%d bytes from %s)\n  %s\n", got.Path, got.Bytes, got.URL, got.Version)
+	if p := os.Getenv(tlc.JarEnv); p != "" && p != got.Path {
+		fmt.Fprintf(stdout, "  note: %s=%s is set and takes precedence over it\n", tlc.JarEnv, p)
+	}
 	return 0
 }

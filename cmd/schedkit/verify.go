@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,7 +34,7 @@ type matrix struct {
 
 func runVerify(args []string) int {
 	fs := flag.NewFlagSet("verify", flag.ExitOnError)
-	long := fs.Bool("long", false, "run the stress tests in their long mode (a million items each)")
+	long := fs.Bool("long", false, "long mode: stress tests of a million items each; TLC's _long models and the only-it re-run of mutants")
 	race := fs.Bool("race", true, "run the tests under the race detector")
 	tla := fs.Bool("tla", true, "run TLC on every spec and mutant when tla2tools.jar is found")
 	workers := fs.Int("workers", 2, "TLC worker threads")
@@ -54,9 +55,23 @@ func runVerify(args []string) int {
 	}
 	rows = append(rows, vet)
 
+	pkgs, err := listPackages(ctx, root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "schedkit verify:", err)
+		return 1
+	}
 	var failures []*testResult
 	var matrices []matrix
 	for _, p := range goPasses {
+		var sel []string
+		for _, pkg := range pkgs {
+			if p.pkgs(pkg) {
+				sel = append(sel, "./"+pkg)
+			}
+		}
+		if len(sel) == 0 {
+			continue
+		}
 		args := []string{"test", "-json", "-count=1"}
 		if p.race && *race {
 			args = append(args, "-race")
@@ -70,7 +85,7 @@ func runVerify(args []string) int {
 		if !*long {
 			args = append(args, "-short")
 		}
-		out, _ := goCmd(ctx, root, append(args, p.pkgs...)...) // failures show up in the events
+		out, _ := goCmd(ctx, root, append(args, sel...)...) // failures show up in the events
 		tests, _, err := parseTestJSON(bytes.NewReader(out))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "schedkit verify:", err)
@@ -79,23 +94,18 @@ func runVerify(args []string) int {
 		passRows, passFailures := testRows(tests, p.tags)
 		rows = append(rows, passRows...)
 		failures = append(failures, passFailures...)
-		for _, t := range tests {
-			for _, comp := range componentPkgs {
-				if b := logBlock(t.Output, comp+" kill matrix:"); len(b) > 0 {
-					matrices = append(matrices, matrix{comp, b})
-				}
-			}
-		}
+		matrices = append(matrices, killMatrices(tests)...)
 	}
 
 	if *tla {
-		rows = append(rows, tlaRows(ctx, root, *workers)...)
+		rows = append(rows, tlaRows(ctx, root, tlaOptions{workers: *workers, long: *long, only: onlyDefault(*long)})...)
 	}
 
 	slices.SortStableFunc(rows, func(a, b row) int { return rank(a.component) - rank(b.component) })
 	printTable(os.Stdout, rows)
 	for _, m := range matrices {
-		fmt.Printf("\n%s kill matrix (a mutant is caught when killed, crashed or hung):\n", m.component)
+		fmt.Printf("\n%s kill matrix (a mutant is caught when killed, crashed or hung; only the columns marked * count\n"+
+			"towards the two kills it needs, TLC and the other columns are extras):\n", m.component)
 		for _, l := range m.lines {
 			fmt.Println("  " + l)
 		}
@@ -137,7 +147,7 @@ func testRows(tests []*testResult, tags string) ([]row, []*testResult) {
 			pkg = "."
 		}
 		comp, check, unit, count := components[pkg], "unit", "tests", ""
-		if slices.Contains(componentPkgs, pkg) {
+		if isComponentPkg(pkg) {
 			comp = pkg
 		}
 		if comp == "" {
@@ -148,7 +158,7 @@ func testRows(tests []*testResult, tags string) ([]row, []*testResult) {
 		}
 		for _, c := range goChecks {
 			if c.tags != tags || !c.tests.MatchString(t.Test) ||
-				!(c.pkg == pkg || c.pkg == "*" && slices.Contains(componentPkgs, pkg)) {
+				!(c.pkg == pkg || c.pkg == "*" && isComponentPkg(pkg)) {
 				continue
 			}
 			check, unit = c.check, c.unit
@@ -201,15 +211,53 @@ func testRows(tests []*testResult, tags string) ([]row, []*testResult) {
 }
 
 // fuzzComponent names the component a fuzz target or its checker test
-// exercises: FuzzRing and TestFuzzRingCatches... are lfq's.
+// exercises, by the target's name: FuzzRing, FuzzRingSchedule and
+// TestFuzzRingCatches... are lfq's.
 func fuzzComponent(test string) string {
 	name := strings.TrimPrefix(strings.TrimPrefix(test, "Test"), "Fuzz")
-	for target, comp := range fuzzTargets {
-		if name == target || strings.HasPrefix(name, target+"Catches") {
-			return comp
-		}
+	if comp := componentOf(name); comp != "" {
+		return comp
 	}
 	return "fuzz decoder"
+}
+
+// killMatrixRE finds the line a kill matrix starts with in a test's log.
+var killMatrixRE = regexp.MustCompile(`(\w+) kill matrix: \d+ mutants`)
+
+// killMatrices returns every kill matrix the tests logged, whichever
+// component (or new column) it is: the table is printed as logged.
+func killMatrices(tests []*testResult) []matrix {
+	var ms []matrix
+	for _, t := range tests {
+		for _, l := range t.Output {
+			m := killMatrixRE.FindStringSubmatch(l)
+			if m == nil {
+				continue
+			}
+			if b := logBlock(t.Output, m[1]+" kill matrix:"); len(b) > 0 {
+				ms = append(ms, matrix{m[1], b})
+			}
+		}
+	}
+	return ms
+}
+
+// listPackages lists the module's packages relative to its root, broken
+// ones included (go test then reports them as failures).
+func listPackages(ctx context.Context, root string) ([]string, error) {
+	out, err := goCmd(ctx, root, "list", "-e", "-f", "{{.ImportPath}}", "./...")
+	if err != nil {
+		return nil, fmt.Errorf("go list: %v\n%s", err, out)
+	}
+	var pkgs []string
+	for _, p := range strings.Fields(string(out)) {
+		if rel, ok := strings.CutPrefix(p, modulePath+"/"); ok {
+			pkgs = append(pkgs, rel)
+		} else if p == modulePath {
+			pkgs = append(pkgs, ".")
+		}
+	}
+	return pkgs, nil
 }
 
 // rank orders components as componentOrder does, unknown ones last.

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/schedkit/schedkit/internal/tlc"
 )
 
 const sampleJSON = `{"Action":"start","Package":"github.com/schedkit/schedkit/lfq"}
@@ -108,4 +110,82 @@ func TestEveryComponentSharesTheRungs(t *testing.T) {
 	assert.Equal(t, "1 test", m["globalq/fuzz oracle catches broken variant"].explored)
 	assert.Equal(t, "1 test", m["atomicx/unit"].explored, "component rungs apply to component packages only")
 	assert.Equal(t, "fuzz decoder", fuzzComponent("TestReaderIntn"))
+}
+
+func TestComponentOfByPrefix(t *testing.T) {
+	for name, want := range map[string]string{
+		"Ring": "lfq", "RingSmall": "lfq", "Runnext": "runnext", "RunnextFine": "runnext", "GlobalQ": "globalq",
+		"Steal": "stealing", "Stealing": "stealing", "Spinning": "spinning", "SpinningHandoff": "spinning",
+		"Executor": "executor", "ExecutorSysmon": "executor", "Other": "", "": "",
+	} {
+		assert.Equal(t, want, componentOf(name), name)
+	}
+	assert.Equal(t, "lfq", fuzzComponent("FuzzRingSchedule"), "a new fuzz target needs no entry")
+	assert.Equal(t, "executor", fuzzComponent("TestFuzzExecutorCatchesLostTask"))
+}
+
+func TestIsComponentPkg(t *testing.T) {
+	for _, p := range []string{"lfq", "executor", "newcomponent"} {
+		assert.True(t, isComponentPkg(p), p)
+	}
+	for _, p := range []string{"fuzz", ".", "", "internal/tlc", "cmd/schedkit", "proofs/tla"} {
+		assert.False(t, isComponentPkg(p), p)
+	}
+}
+
+func TestNewComponentsAndColumnsShow(t *testing.T) {
+	const events = `{"Action":"run","Package":"github.com/schedkit/schedkit/executor","Test":"TestKillMatrix"}
+{"Action":"output","Package":"github.com/schedkit/schedkit/executor","Test":"TestKillMatrix","Output":"    km.go:1: executor kill matrix: 1 mutants\n"}
+{"Action":"output","Package":"github.com/schedkit/schedkit/executor","Test":"TestKillMatrix","Output":"        mutation   TLC(extra)  scenarios*  explorer*\n"}
+{"Action":"output","Package":"github.com/schedkit/schedkit/executor","Test":"TestKillMatrix","Output":"        LostWake   killed      killed      killed\n"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/executor","Test":"TestKillMatrix"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/executor","Test":"TestExploreHandoffRace"}
+{"Action":"output","Package":"github.com/schedkit/schedkit/executor","Test":"TestExploreHandoffRace","Output":"    e.go:1: explore executor-handoff: 42 executions\n"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/executor","Test":"TestExploreHandoffRace"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/executor","Test":"TestScenarioGroupWait"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/executor","Test":"TestScenarioGroupWait"}
+`
+	tests, _, err := parseTestJSON(strings.NewReader(events))
+	require.NoError(t, err)
+	rows, failures := testRows(tests, "schedcheck,schedmutant")
+	assert.Empty(t, failures)
+	m := rowsByCheck(rows)
+	assert.Equal(t, row{"executor", "seeded mutants killed by >= 2 deterministic checkers", "pass", "1 mutant"},
+		m["executor/seeded mutants killed by >= 2 deterministic checkers"])
+	assert.Equal(t, "42 executions", m["executor/interleavings (explorer, bound 2)"].explored)
+	assert.Equal(t, "1 test", m["executor/unit (-tags schedcheck,schedmutant)"].explored, "a new test name still shows")
+
+	ms := killMatrices(tests)
+	require.Len(t, ms, 1)
+	assert.Equal(t, "executor", ms[0].component)
+	assert.Equal(t, []string{"mutation   TLC(extra)  scenarios*  explorer*", "LostWake   killed      killed      killed"}, ms[0].lines)
+}
+
+func TestTLARowSaysHowAMutantWasJudged(t *testing.T) {
+	base := tlc.Result{Spec: "RunnextFine", Mutant: "Skip", ExpectReject: true, OK: true, Distinct: 10, Violated: "Inv"}
+	r := tlaRow(base)
+	assert.Equal(t, row{"runnext", "TLA+ RunnextFine mutant Skip rejected (Inv; no Expect line)", "pass", "10 states"}, r)
+
+	base.Expect = "Inv"
+	assert.Equal(t, "TLA+ RunnextFine mutant Skip rejected by Inv", tlaRow(base).check)
+
+	base.Only, base.Long = &tlc.Result{Distinct: 7}, true
+	r = tlaRow(base)
+	assert.Equal(t, "TLA+ RunnextFine (long) mutant Skip rejected by Inv only", r.check)
+	assert.Equal(t, "10 states + 7 without", r.explored)
+
+	base.OK = false
+	assert.True(t, tlaRow(base).failed())
+	assert.Equal(t, "Zeta", tlaRow(tlc.Result{Spec: "Zeta", OK: true}).component, "an unknown spec is its own row")
+}
+
+func TestNoExpectWarnings(t *testing.T) {
+	var b strings.Builder
+	n := noExpectWarnings(&b, []tlc.Model{
+		{Name: "Ring", Spec: "Ring", Config: "d/Ring.cfg"},
+		{Name: "Ring_mutant_A", Spec: "Ring", Mutant: "A", Config: "d/Ring_mutant_A.cfg"},
+		{Name: "Ring_mutant_B", Spec: "Ring", Mutant: "B", Expect: "Conservation", Config: "d/Ring_mutant_B.cfg"},
+	})
+	assert.Equal(t, 1, n)
+	assert.Equal(t, "schedkit tlc: warning: Ring_mutant_A.cfg has no `\\* Expect: <Name>` line: any rejection counts\n", b.String())
 }

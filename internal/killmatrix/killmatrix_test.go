@@ -3,12 +3,15 @@ package killmatrix_test
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/internal/tlc"
 )
 
 // A fake component: "strong" is caught by both deterministic checkers,
@@ -106,4 +109,54 @@ func TestRunCountsACrashAsCaught(t *testing.T) {
 	matrix := strings.Join(rec.logs, "")
 	assert.Contains(t, matrix, "crashed")
 	assert.Contains(t, matrix, "harness broke")
+}
+
+func TestRunMarksTLCAsAnExtra(t *testing.T) {
+	rec := &recorder{TB: t}
+	killmatrix.Run(rec, cfg("strong"))
+	matrix := strings.Join(rec.logs, "")
+	assert.Contains(t, matrix, "TLC(extra)")
+	assert.Contains(t, matrix, "a*")
+	assert.Contains(t, matrix, "only these columns count towards the 2 kills")
+	assert.NotContains(t, matrix, "timing*", "an unmarked checker is no deterministic column")
+}
+
+// fakeSpec is a spec whose mutant config "weak" TLC rejects.
+const fakeSpec = `---- MODULE Fake ----
+EXTENDS Naturals
+CONSTANT Limit
+VARIABLE x
+Init == x = 0
+Next == x' = (x + 1) % Limit
+Small == x < 2
+====
+`
+
+// TestRunDoesNotCountATLCKill gives "weak" (one deterministic kill) a TLC
+// kill too: the matrix still fails it, because TLC is an extra. Skipped
+// without the jar or java.
+func TestRunDoesNotCountATLCKill(t *testing.T) {
+	if _, err := tlc.NewChecker(1); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"Fake.tla":             fakeSpec,
+		"Fake.cfg":             "CONSTANT Limit = 2\nINIT Init\nNEXT Next\nINVARIANT Small\n",
+		"Fake_mutant_weak.cfg": "\\* Expect: Small\nCONSTANT Limit = 3\nINIT Init\nNEXT Next\nINVARIANT Small\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := cfg("weak")
+	c.TLADir = dir
+	rec := &recorder{TB: t}
+	killmatrix.Run(rec, c)
+	matrix := strings.Join(rec.logs, "")
+	t.Log(matrix)
+	assert.Contains(t, matrix, "TLC: violates Small")
+	assert.Contains(t, matrix, "2 (1)", "two kills, one of them deterministic")
+	assert.Len(t, rec.errs, 1)
+	assert.Contains(t, strings.Join(rec.errs, ""), "mutation weak caught by 1 deterministic checkers")
 }

@@ -272,12 +272,15 @@ func TestCheckOnlyItRejectsWithTLC(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	c.Long = true
+	var progress []string
+	c.Progress = func(r Result) { progress = append(progress, r.Model) }
 	rs, _ := c.CheckAll(ctx, dir)
 	by := map[string]Result{}
 	for _, r := range rs {
 		t.Log(r)
 		by[r.Model] = r
 	}
+	assert.Len(t, progress, len(rs), "Progress hears of every model")
 	if testing.Short() {
 		require.Len(t, by, 3)
 	} else {

@@ -336,6 +336,7 @@ type Checker struct {
 	// that name, which must then pass: it, and only it, rejects the mutant.
 	// It about doubles the time of such a mutant.
 	OnlyRerun bool
+	Progress  func(Result) // if set, CheckAll calls it as each model finishes
 }
 
 // NewChecker finds the jar and java and returns a Checker with the given
@@ -533,6 +534,9 @@ func (c Checker) CheckAll(ctx context.Context, dir string) ([]Result, error) {
 		}
 		r := c.Check(ctx, m)
 		rs = append(rs, r)
+		if c.Progress != nil {
+			c.Progress(r)
+		}
 		if !r.OK {
 			bad = append(bad, fmt.Errorf("%s: %s", r.Model, r.Reason))
 		}
