@@ -2,9 +2,9 @@ package executor_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/schedkit/schedkit/executor"
@@ -12,13 +12,16 @@ import (
 
 func noop(executor.Task) {}
 
-// TestLocalSpawnAllocatesNothing: a local spawn reuses the records of
-// tasks that finished on its P (gfget/gfput), so once the P has some, a
-// spawn of a func that needs no closure allocates nothing at all.
-func TestLocalSpawnAllocatesNothing(t *testing.T) {
-	e := newExec(t, executor.Config{Procs: 1})
+// localSpawnAllocs: a local spawn reuses the records of tasks that finished
+// on its P (gfget/gfput), so once the P has some, a spawn of a func that
+// needs no closure allocates nothing at all.
+func localSpawnAllocs(*testing.T) error {
+	e, err := executor.New(executor.Config{Procs: 1})
+	if err != nil {
+		return err
+	}
 	allocs := make(chan float64, 1)
-	require.NoError(t, e.Go(func(t executor.Task) {
+	if err := e.Go(func(t executor.Task) {
 		// Warm the P's free list: 200 tasks that finish on this P.
 		g, _ := t.NewGroup(context.Background())
 		for range 200 {
@@ -28,17 +31,27 @@ func TestLocalSpawnAllocatesNothing(t *testing.T) {
 			panic(err)
 		}
 		allocs <- testing.AllocsPerRun(100, func() { t.Go(noop) })
-	}))
-	assert.Zero(t, <-allocs, "allocations per local spawn")
-	require.NoError(t, e.Close())
+	}); err != nil {
+		return err
+	}
+	a := <-allocs
+	if err := e.Close(); err != nil {
+		return err
+	}
+	if a != 0 {
+		return fmt.Errorf("%.2f allocations per local spawn, want 0", a)
+	}
+	return nil
 }
 
-// TestSpawnChainAllocatesNothing: a chain of tasks each spawning the next
-// (the runnext ping-pong) runs on recycled records: a whole chain of 10,000
-// hops allocates a handful of objects (the submit, the closure of its
-// first task, the wakeups), not one per hop.
-func TestSpawnChainAllocatesNothing(t *testing.T) {
-	e := newExec(t, executor.Config{Procs: 1})
+// chainAllocs: a chain of tasks each spawning the next (the runnext
+// ping-pong) runs on recycled records: a whole chain of 10,000 hops
+// allocates a handful of objects (the submit, the wakeups), not one per hop.
+func chainAllocs(t *testing.T) error {
+	e, err := executor.New(executor.Config{Procs: 1})
+	if err != nil {
+		return err
+	}
 	const hops = 10_000
 	done := make(chan struct{}, 1)
 	n := 0
@@ -59,7 +72,16 @@ func TestSpawnChainAllocatesNothing(t *testing.T) {
 	}
 	chain() // warm up
 	a := testing.AllocsPerRun(5, chain)
-	require.NoError(t, e.Close())
-	assert.Less(t, a, 20.0, "allocations per %d-hop spawn chain", hops)
+	if err := e.Close(); err != nil {
+		return err
+	}
 	t.Logf("%.0f allocations per chain of %d local spawns", a, hops)
+	if a >= 20 {
+		return fmt.Errorf("%.0f allocations per %d-hop spawn chain, want a handful", a, hops)
+	}
+	return nil
 }
+
+func TestLocalSpawnAllocatesNothing(t *testing.T) { require.NoError(t, localSpawnAllocs(t)) }
+
+func TestSpawnChainAllocatesNothing(t *testing.T) { require.NoError(t, chainAllocs(t)) }

@@ -185,10 +185,13 @@ func (e *Executor) leave() {
 // mirrors the drop-and-recheck's look at every queue (checkRunqsNoP and the
 // global queue check of findRunnable). Every P is looked at, idle or not.
 func (e *Executor) work() bool {
+	if mutant == noRecheck {
+		return false
+	}
 	if !e.global.Empty() {
 		return true
 	}
-	if e.gqOnly || mutant == recheckMissesLocal {
+	if e.gqOnly {
 		return false
 	}
 	for _, p := range e.ps {

@@ -17,17 +17,26 @@ const (
 	// instead of running queued tasks and handing the P away: nested
 	// fork-join on every P deadlocks unless sysmon steps in.
 	waitBlocksP
-	// RecheckMissesLocal: the re-check of every queue (spinning's
-	// Config.Work, used by the drop-and-recheck and by HandoffP) looks only
-	// at the global queue, so a task in a P's own queue is lost when that P
-	// is given away or its last spinner drops.
-	recheckMissesLocal
+	// NoRecheck: the re-check of every queue that spinning runs through
+	// Config.Work (when the last spinner drops, and in HandoffP) answers
+	// "no work": a task submitted while an M spun, which skipped its
+	// wakeup because of that spinner, waits with every M parked.
+	noRecheck
+	// NoFairnessTick: findRunnable skips the 61st-tick look at the global
+	// queue, so a P busy with local work serves the global queue only when
+	// its own queue runs dry.
+	noFairnessTick
+	// NoRecordReuse: a finished task's record is not kept for the P's next
+	// spawn (gfput drops it), so every local spawn allocates.
+	noRecordReuse
 )
 
 // mutationNames are the names tests and the kill matrix share.
 var mutationNames = [...]string{
-	noMutation:         "none",
-	sysmonOff:          "SysmonOff",
-	waitBlocksP:        "WaitBlocksP",
-	recheckMissesLocal: "RecheckMissesLocal",
+	noMutation:     "none",
+	sysmonOff:      "SysmonOff",
+	waitBlocksP:    "WaitBlocksP",
+	noRecheck:      "NoRecheck",
+	noFairnessTick: "NoFairnessTick",
+	noRecordReuse:  "NoRecordReuse",
 }

@@ -83,7 +83,7 @@ func (p *proc) gfget() *task {
 // It mirrors gfput.
 func (p *proc) gfput(t *task) {
 	*t = task{}
-	if p.ngfree >= maxGFree {
+	if p.ngfree >= maxGFree || mutant == noRecordReuse {
 		return
 	}
 	t.next = p.gfree

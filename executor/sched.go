@@ -102,7 +102,7 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 				return t, false
 			}
 		} else {
-			if globalq.FairnessTick(p.schedtick.Load()) {
+			if mutant != noFairnessTick && globalq.FairnessTick(p.schedtick.Load()) {
 				if t := e.global.Get(); t != nil {
 					p.stats.globalGets.Add(1)
 					return t, false
