@@ -60,19 +60,64 @@
 // too little capacity). The tests measure both (TestPutGetDoNotAllocate,
 // TestBatchesDoNotAllocate, TestMemoryReturnedAfterDrain, TestBytesPerItem).
 //
-// A zero Queue is empty and ready to use. Nil items and a non-positive
-// requested count or procs are misuse on a hot path and panic with a message
-// that names the call.
+// # Misuse
+//
+// A zero Queue is empty and ready to use. Nil items (Put, or any item of a
+// PutBatch, which then puts none of them) and a non-positive requested
+// count or procs are misuse on a hot path and panic with a message that
+// names the call. Every operation may be called by any goroutine, so there
+// is no owner to check. A Queue must not be copied after first use: the
+// copy would share the original's chunks, and items put into one would be
+// lost to or taken twice through the other; go vet's copylocks check
+// reports such a copy (the lock holds a sync.Mutex).
+//
+// # Properties and the tests that fail when they break
+//
+//	FIFO per item; a batch is a run of the oldest, the oldest to run
+//	    TestPutGetIsFIFOAcrossChunks, TestGetBatchSize, TestGlobalQModel,
+//	    TestExploreGlobalQ (linearizability), TestScenarios/putbatch-keeps-order,
+//	    TestScenarios/getbatch-runs-oldest; GlobalQ.tla FIFO
+//	batch size n = min(requested, len, len/procs + 1)
+//	    TestGetBatchSize, TestGlobalQModel, TestScenarios/batch-share-of-three;
+//	    GlobalQ.tla BatchBounds
+//	Len and Empty: one load, linearizable; the cell stored under the lock
+//	    TestExploreGlobalQ (Len and Empty in every history),
+//	    TestScenarios/two-puts-then-len; GlobalQ.tla LenCell
+//	Get and GetBatch return nothing only when the queue was empty
+//	    TestScenarios/take-the-only-item, TestGlobalQModel, TestExploreGlobalQ;
+//	    GlobalQ.tla NilOnlyWhenEmpty
+//	every item put is taken exactly once
+//	    TestStressExactlyOnce, TestGlobalQModel, TestExploreGlobalQ; GlobalQ.tla Conservation
+//	a taken item is not kept reachable
+//	    TestScenarios/taken-items-unreachable (weak pointers after GC),
+//	    CheckInvariants in TestGlobalQModel and TestExploreGlobalQ
+//	an empty batch, and Get, GetBatch, Len, Empty of an empty queue, take no lock
+//	    TestEmptyPathsTakeNoLock (-tags schedcheck)
+//	nil items and bad counts panic naming the call; a PutBatch with a nil puts nothing
+//	    TestNilItemsPanicNamingTheCall, TestPutBatchWithANilAnywherePutsNothing,
+//	    TestGetBatchMisusePanicsNamingTheCall, TestGlobalQModel (PutNil, PutBatchNil)
+//	PutBatch leaves the caller's slice alone and keeps none of it
+//	    TestPutBatchAppendsInOrderInOneGo, TestPutBatchCallerMayReuseTheSlice
+//	GetBatch appends to rest, allocating nothing when it has room; an empty
+//	queue leaves rest as it was
+//	    TestGetBatchAppendsWithoutAllocatingWhenRestHasRoom, TestZeroQueueIsEmptyAndUsable
+//	memory: chunks, the cache bound, no allocation within 763 items
+//	    TestMemoryReturnedAfterDrain, TestNoAllocationWithin763Items,
+//	    TestPutGetDoNotAllocate, TestBatchesDoNotAllocate, TestBytesPerItem
+//	FairnessTick: every 61st tick, tick 0 and the wrap included
+//	    TestFairnessTick
 //
 // # Where each rung of the ladder lives
 //
-//	unit tests             queue_test.go
+//	unit tests             queue_test.go, scenarios_test.go
 //	state machine (rapid)  model_test.go           TestGlobalQModel
 //	fuzz target            ../fuzz/globalq_fuzz_test.go  FuzzGlobalQ
-//	race stress            stress_test.go          TestStressExactlyOnce
-//	explorer               explore_test.go         TestExploreGlobalQ (-tags schedcheck)
+//	race stress            stress_test.go          TestStressExactlyOnce (a watchdog per run)
+//	explorer               explore_test.go         TestExploreGlobalQ (-tags schedcheck; bound 3 in long mode)
 //	linearizability        linearize_test.go       TestLinearizable
 //	TLA+                   ../proofs/tla/GlobalQ.tla
-//	seeded mutants         mutation.go, killmatrix_test.go (-tags schedcheck,schedmutant)
+//	seeded mutants         mutation.go, killmatrix_test.go (-tags schedcheck,schedmutant):
+//	                       each caught by two of explorer, model and scenarios,
+//	                       the checkers whose verdict does not depend on timing
 //	benchmark              ../bench/globalq_test.go
 package globalq

@@ -71,23 +71,32 @@ var xScenarios = []xScenario{
 	{name: "len-reader-vs-writer", pre: 1, threads: [][]xStep{
 		{putBatch(2), getBatch(4, 1), put()},
 		{length(), empty(), length(), empty()},
-	}},
+	}, opts: explore.Options{LongBound: explore.LongBound}},
 	{name: "two-consumers-batches", pre: 5, threads: [][]xStep{
 		{getBatch(4, 2), get()},
 		{getBatch(4, 2)},
 		{length(), empty()},
-	}},
+	}, opts: explore.Options{LongBound: explore.LongBound}},
 	{name: "two-producers-and-a-reader", threads: [][]xStep{
 		{put(), put()},
 		{putBatch(2)},
 		{empty(), length(), length()},
 	}},
 	{name: "empty-fast-path-vs-put", threads: [][]xStep{{put(), put()}, {get(), getBatch(2, 1)}}},
+	// A batch going in while a P takes its share and another reads the
+	// length without the lock: the Len and Empty reads must fit an order of
+	// whole operations (a batch appears at once), the share must be of the
+	// length under the lock. Bound 3 in long mode.
+	{name: "putbatch-vs-getbatch-vs-readers", pre: 1, threads: [][]xStep{
+		{putBatch(3)},
+		{getBatch(4, 2), get()},
+		{length(), empty(), length()},
+	}, opts: explore.Options{LongBound: explore.LongBound}},
 	{name: "every-operation", threads: [][]xStep{
 		{put(), getBatch(3, 2)},
 		{putBatch(3), get()},
 		{length(), getBatch(128, 3), empty()},
-	}},
+	}, opts: explore.Options{LongBound: explore.LongBound}},
 }
 
 // xRun builds one execution of s: a fresh queue, a recorder, the threads

@@ -81,3 +81,11 @@ func CheckInvariants[T any](q *Queue[T]) error {
 	}
 	return nil
 }
+
+// Locked runs f while holding q's lock, so that a test under the explorer
+// can show which calls take it (one that does deadlocks). Tests only.
+func Locked[T any](q *Queue[T], f func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	f()
+}

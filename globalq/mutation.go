@@ -22,6 +22,18 @@ const (
 	// and passes the older ones on, as lfq's StealHalf does, so FIFO breaks
 	// across a batch.
 	getBatchOutOfOrder
+	// PutBatchSwapsTwo: PutBatch appends the batch with its first two items
+	// swapped, so whole batches stay in order but the items of one do not.
+	putBatchSwapsTwo
+	// GetSkipsLast: Get, under the lock, returns nil when the queue holds
+	// exactly one item, and leaves it there.
+	getSkipsLast
+	// CheckOneAsEmpty: the lock-free check of Get and GetBatch gives up on a
+	// length of 1 as on 0, so a queue of one item looks empty to both.
+	checkOneAsEmpty
+	// PopKeepsItem: Get leaves the item it took in its slot, so the queue
+	// keeps a taken item reachable until the slot is written again.
+	popKeepsItem
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
@@ -32,4 +44,8 @@ var mutationNames = [...]string{
 	lenNotUnderLock:    "LenNotUnderLock",
 	putBatchDropsLast:  "PutBatchDropsLast",
 	getBatchOutOfOrder: "GetBatchOutOfOrder",
+	putBatchSwapsTwo:   "PutBatchSwapsTwo",
+	getSkipsLast:       "GetSkipsLast",
+	checkOneAsEmpty:    "CheckOneAsEmpty",
+	popKeepsItem:       "PopKeepsItem",
 }

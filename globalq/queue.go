@@ -84,6 +84,9 @@ func (q *Queue[T]) PutBatch(ts []*T) {
 	if mutant == putBatchDropsLast {
 		ts = ts[:len(ts)-1]
 	}
+	if mutant == putBatchSwapsTwo && len(ts) >= 2 {
+		ts = append([]*T{ts[1], ts[0]}, ts[2:]...)
+	}
 	q.mu.Lock()
 	q.pushBatch(ts)
 	q.unlock()
@@ -95,10 +98,14 @@ func (q *Queue[T]) PutBatch(ts []*T) {
 // locks. It mirrors globrunqget; a P calls it first on every
 // FairnessPeriod-th schedule tick (see FairnessTick).
 func (q *Queue[T]) Get() *T {
-	if q.n.Load() == 0 {
+	if q.looksEmpty() {
 		return nil
 	}
 	q.mu.Lock()
+	if mutant == getSkipsLast && q.size == 1 {
+		q.unlock()
+		return nil
+	}
 	t := q.pop()
 	q.unlock()
 	return t
@@ -126,7 +133,7 @@ func (q *Queue[T]) GetBatch(requested, procs int, rest []*T) (*T, []*T) {
 	if procs <= 0 {
 		panic("globalq: Queue.GetBatch called with a non-positive procs")
 	}
-	if q.n.Load() == 0 {
+	if q.looksEmpty() {
 		return nil, rest
 	}
 	q.mu.Lock()
@@ -160,6 +167,13 @@ func (q *Queue[T]) Len() int { return int(q.n.Load()) }
 // Empty reports whether the queue was empty at one instant during the call,
 // by one atomic load and without the lock. It mirrors sched.runq.empty().
 func (q *Queue[T]) Empty() bool { return q.n.Load() == 0 }
+
+// looksEmpty is the lock-free check of Get and GetBatch: one load of the
+// length cell.
+func (q *Queue[T]) looksEmpty() bool {
+	n := q.n.Load()
+	return n == 0 || (mutant == checkOneAsEmpty && n == 1)
+}
 
 // hasNil reports whether ts holds a nil. It tests eight items per
 // iteration: on a batch of 129 that took about half the time of the plain
@@ -234,7 +248,9 @@ func (q *Queue[T]) pop() *T {
 		return nil
 	}
 	t := q.head.slots[q.hi]
-	q.head.slots[q.hi] = nil // the queue must not keep a taken item alive
+	if mutant != popKeepsItem {
+		q.head.slots[q.hi] = nil // the queue must not keep a taken item alive
+	}
 	q.hi++
 	q.size--
 	q.advance()

@@ -1,6 +1,7 @@
 package globalq_test
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/schedkit/schedkit/globalq"
+	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -371,4 +373,74 @@ func totalAlloc() (bytes, mallocs uint64) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return ms.TotalAlloc, ms.Mallocs
+}
+
+// TestPutBatchWithANilAnywherePutsNothing: a nil at any position of a
+// batch, in the unrolled part of the check or its tail, panics naming the
+// call, and the queue is left as it was.
+func TestPutBatchWithANilAnywherePutsNothing(t *testing.T) {
+	var q globalq.Queue[int]
+	q.PutBatch(items(-2, 2))
+	for n := 1; n <= 20; n++ {
+		for at := range n {
+			batch := items(0, n)
+			batch[at] = nil
+			require.PanicsWithValue(t, "globalq: Queue.PutBatch called with a nil item", func() { q.PutBatch(batch) },
+				"batch of %d, nil at %d", n, at)
+			require.Equal(t, []int{-2, -1}, vals(globalq.Contents(&q)), "batch of %d, nil at %d: nothing put", n, at)
+		}
+	}
+	requireValid(t, &q)
+}
+
+// TestPutBatchCallerMayReuseTheSlice: the queue keeps the items, not the
+// caller's slice, so overwriting the slice afterwards changes nothing.
+func TestPutBatchCallerMayReuseTheSlice(t *testing.T) {
+	var q globalq.Queue[int]
+	batch := items(0, 5)
+	q.PutBatch(batch)
+	copy(batch, items(100, 5))
+	q.PutBatch(batch[:2])
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 100, 101}, vals(globalq.Contents(&q)))
+}
+
+// TestEmptyPathsTakeNoLock checks the paths doc.go says take no lock: an
+// empty batch, and Get, GetBatch, Len and Empty of an empty queue (one
+// atomic load). Each runs while the test holds the queue's lock, under the
+// explorer: a call that took the lock would deadlock, which the explorer
+// reports. The same check on a queue holding an item must fail, since Get
+// then locks. Without -tags schedcheck it skips.
+func TestEmptyPathsTakeNoLock(t *testing.T) {
+	run := func(name string, filled bool) (explore.Result, error) {
+		return explore.Explore(explore.Options{Name: name}, func() explore.Run {
+			q := new(globalq.Queue[int])
+			if filled {
+				q.Put(items(0, 1)[0])
+			}
+			return explore.Run{Threads: []func(){func() {
+				globalq.Locked(q, func() {
+					q.PutBatch(nil)
+					q.PutBatch([]*int{})
+					q.Len()
+					q.Empty()
+					q.GetBatch(4, 2, nil)
+					q.Get()
+				})
+			}}}
+		})
+	}
+	res, err := run("globalq-empty-paths", false)
+	if errors.Is(err, explore.ErrNoSchedcheck) {
+		t.Skip(err)
+	}
+	require.NoError(t, err)
+	require.Nil(t, res.Failure, "an empty path took the lock")
+	t.Log(res.Summary())
+
+	res, err = run("globalq-empty-paths-filled", true)
+	require.NoError(t, err)
+	require.NotNil(t, res.Failure, "Get of a queue holding an item locks: the check must see it")
+	var dl *explore.DeadlockError
+	require.ErrorAs(t, res.Failure.Err, &dl)
+	t.Logf("the check catches a lock: %v", res.Failure.Err)
 }

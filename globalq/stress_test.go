@@ -8,8 +8,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/schedkit/schedkit/globalq"
+	"github.com/schedkit/schedkit/internal/watchdog"
 )
 
 // stressConfig describes one run of the exactly-once stress harness.
@@ -52,6 +54,11 @@ type stressResult struct {
 // true. Readers call Len and Empty until the consumers stop, and check the
 // bounds. At the end nothing may be left in the queue and its Len must be
 // 0.
+//
+// A run that does not end within stressDeadline is a hang: the watchdog
+// ends the process, printing every goroutine's stack and how far the run
+// got (a lost item makes the consumers wait forever for a queue that says
+// it is not empty).
 func runStress(cfg stressConfig) *stressResult {
 	res := &stressResult{counts: make([]atomic.Int32, cfg.items)}
 	count := cfg.consume
@@ -182,6 +189,15 @@ func runStress(cfg stressConfig) *stressResult {
 			nonEmpty.Add(ne)
 		})
 	}
+	stop := watchdog.Start(fmt.Sprintf("globalq stress (seed %d, %d items)", cfg.seed, cfg.items), stressDeadline(), func() string {
+		total := 0
+		for i := range res.counts {
+			total += int(res.counts[i].Load())
+		}
+		return fmt.Sprintf("producers done: %v, consumers done: %v, %d of %d items consumed, Len() = %d",
+			producersDone.Load(), consumersDone.Load(), total, cfg.items, q.Len())
+	})
+	defer stop()
 	producing.Wait()
 	producersDone.Store(true)
 	consuming.Wait()
@@ -251,6 +267,15 @@ const (
 	stressConsumers = 3
 	stressReaders   = 1
 )
+
+// stressDeadline bounds one stress run: generous, since it guards against
+// hangs and measures nothing.
+func stressDeadline() time.Duration {
+	if testing.Short() {
+		return time.Minute
+	}
+	return 5 * time.Minute
+}
 
 func stressItems() int {
 	if testing.Short() {
