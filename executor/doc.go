@@ -122,6 +122,11 @@
 //	nested fork-join on every P of 1 and 2 Ps           starvation_test.go TestForkJoinNestedOnEveryP
 //	local spawn allocates nothing                       alloc_test.go
 //	panics to the group, the handler, or Close          executor_test.go
+//	Shutdown: drops and counts at the deadline, never   shutdown_test.go (testing/synctest)
+//	  runs a dropped task, Close waits for the rest
+//	a Wait runs its own queued child at once            scenarios_test.go TestWaitHelps
+//	61 ticks beside a local burst and a local tree      scenarios_test.go TestFairnessBurst, TestFairnessTree
+//	no lost wakeup for a submit made by a task          scenarios_test.go TestSubmitFromTaskWhileSpinnerWaits
 //	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant)
 //
 // The explorer on the composed loop and proofs/tla/Executor.tla come with

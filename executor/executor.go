@@ -304,7 +304,15 @@ func (e *Executor) shutdown(ctx context.Context) (int, error) {
 		e.stop()
 	}
 	if !e.waited {
-		e.exited.Sleep()
+		if e.abandon.Load() != 0 {
+			// Tasks that ran past the deadline may still queue work, or
+			// wait for a P, with no M left to serve them.
+			for !e.exited.SleepFor(abandonPoll) {
+				e.drainStopped()
+			}
+		} else {
+			e.exited.Sleep()
+		}
 		e.waited = true
 		e.closeErr = e.panicErr()
 	}
@@ -337,6 +345,22 @@ func (e *Executor) abandonAll() int {
 		atomicx.Sleep(abandonPoll)
 	}
 	return int(e.dropped.Load())
+}
+
+// drainStopped empties the global queue once the Ms have stopped: tasks
+// count as dropped, and a task waiting for a P (its resume token) is woken
+// to go on without one.
+func (e *Executor) drainStopped() {
+	for t := e.global.Get(); t != nil; t = e.global.Get() {
+		if t.w != nil {
+			t.w.note.Wakeup()
+			continue
+		}
+		e.dropped.Add(1)
+		if t.g != nil {
+			t.g.finish(ErrAbandoned, nil)
+		}
+	}
 }
 
 // onWorker reports whether the caller runs on one of e's Ms.

@@ -369,7 +369,9 @@ func (e *Executor) waitP(w *worker) {
 func (e *Executor) park(w *worker) {
 	w.note.Sleep()
 	w.note.Clear()
-	e.startSlice(w)
+	if w.p.Load() != nil { // none if released after shutdown (drainStopped)
+		e.startSlice(w)
+	}
 }
 
 // startSlice puts w's task back on the P it just got: a new slice, and the
