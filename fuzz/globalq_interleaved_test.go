@@ -187,13 +187,16 @@ func (m *ivGlobalQRun) op(k int, st fuzz.Step) {
 		// n = min(requested, len, len/procs+1) for the length len under
 		// the lock, which lay between what was surely there for the whole
 		// call and what may have been there at some instant of it.
-		lo, hi := h.between(0, b, e)
-		most := min(requested, hi, hi/procs+1)
-		least := min(requested, lo, lo/procs+1)
-		if n := len(batch); n > most || n < least {
-			m.fail(fmt.Errorf("%s(requested %d, procs %d) at [%d,%d] took %d, but the queue held %d to %d items: min(requested, len, len/procs+1) lies in [%d, %d]",
-				who, requested, procs, b, e, n, lo, hi, least, most))
-		}
+		h.later = append(h.later, func() error {
+			lo, hi := h.between(0, b, e)
+			most := min(requested, hi, hi/procs+1)
+			least := min(requested, lo, lo/procs+1)
+			if n := len(batch); n > most || n < least {
+				return fmt.Errorf("%s(requested %d, procs %d) at [%d,%d] took %d, but the queue held %d to %d items: min(requested, len, len/procs+1) lies in [%d, %d]",
+					who, requested, procs, b, e, n, lo, hi, least, most)
+			}
+			return nil
+		})
 	case ivgLen:
 		b := h.begin()
 		n := q.Len()

@@ -113,6 +113,10 @@ type ivHist struct {
 	ops   []ivOp
 	fifo  map[int]bool // places that are FIFO queues
 	names []string     // place names
+	// later are a target's own rules, run by check once every exit is
+	// known (a rule judged mid-execution would see items not yet taken as
+	// never taken).
+	later []func() error
 }
 
 // ivCaller is the place of an item handed straight back to its caller (an
@@ -258,7 +262,7 @@ func (it *ivItem) maybe(p, b, e int) bool {
 
 // check judges the execution once every item still queued has been taken
 // (with took, stamps never): conservation, then the empty rule, Len's
-// bounds and FIFO order.
+// bounds, FIFO order and the target's own rules (later).
 func (h *ivHist) check() error {
 	for id, it := range h.items {
 		switch {
@@ -317,6 +321,11 @@ func (h *ivHist) check() error {
 				return fmt.Errorf("FIFO: item %d went into %s before item %d (puts [%d,%d]#%d and [%d,%d]#%d) but came out after it (%s; %s)",
 					x, h.place(a.place), y, a.putB, a.putE, a.putPos, b.putB, b.putE, b.putPos, strings.Join(a.by, ", "), strings.Join(b.by, ", "))
 			}
+		}
+	}
+	for _, rule := range h.later {
+		if err := rule(); err != nil {
+			return err
 		}
 	}
 	return nil
