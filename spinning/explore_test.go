@@ -69,35 +69,76 @@ const (
 	xParked       xStart = iota // on the idle list (StopM's first half ran in build)
 	xSpinningIdle               // spinning, holding a P, having found nothing
 	xIdleNoSpin                 // holding a P, not spinning, having found nothing
-	xHandoff                    // holding a P, about to block: HandoffP, then AcquireP or StopM
+	xHandoff                    // holding a P, its task about to block: HandoffP, then xReturning
+	xReturning                  // no P, its task back from a blocking call: AcquireP, or put the task back and StopM
 )
 
-// xScenario is one scenario: the Ps, how each M starts, the tasks the
-// submitter submits in order.
+// xM is one M thread of a scenario: where it starts and, for xHandoff and
+// xReturning, the kind of the task it is in (kindNone: none, so it just
+// takes a P or parks).
+type xM struct {
+	start xStart
+	cont  uint8
+}
+
+// kindNone marks an M that is in no task.
+const kindNone = 255
+
+// xScenario is one scenario: the Ps, the M threads, and the tasks each
+// submitter thread submits in order (submitter 0 then waits until every
+// task has run and shuts the Sched down).
 type xScenario struct {
 	name  string
 	procs int
-	ms    []xStart
-	tasks []uint8
+	ms    []xM
+	subs  [][]uint8
 	opts  explore.Options
 }
 
+var (
+	xPark   = xM{start: xParked, cont: kindNone}
+	xSpin   = xM{start: xSpinningIdle, cont: kindNone}
+	xNoSpin = xM{start: xIdleNoSpin, cont: kindNone}
+)
+
 var xScenarios = []xScenario{
-	// The basic promise: work submitted while every M is parked runs.
-	{name: "submit-wakes-parked", procs: 2, ms: []xStart{xParked, xParked}, tasks: []uint8{kindPlain}},
+	// The basic promise: work submitted while every M is xPark runs.
+	{name: "submit-wakes-parked", procs: 2, ms: []xM{xPark, xPark}, subs: [][]uint8{{kindPlain}},
+		opts: explore.Options{LongBound: 3}},
 	// Two tasks: the second Wakep races with the first spinner.
-	{name: "submit-two", procs: 2, ms: []xStart{xParked, xParked}, tasks: []uint8{kindPlain, kindPlain}},
+	{name: "submit-two", procs: 2, ms: []xM{xPark, xPark}, subs: [][]uint8{{kindPlain, kindPlain}}},
+	// Two submitters at once: two Wakeps race for nmspinning's 0 -> 1.
+	{name: "two-submitters", procs: 2, ms: []xM{xPark, xPark}, subs: [][]uint8{{kindPlain}, {kindPlain}},
+		opts: explore.Options{Bound: 1, LongBound: 2}},
 	// The drop-and-recheck race: M0 spins and found nothing; it releases
 	// its P and drops while the submitter publishes and reads nmspinning.
-	{name: "drop-vs-submit", procs: 2, ms: []xStart{xSpinningIdle, xParked}, tasks: []uint8{kindPlain}},
+	{name: "drop-vs-submit", procs: 2, ms: []xM{xSpin, xPark}, subs: [][]uint8{{kindPlain}},
+		opts: explore.Options{LongBound: 3}},
+	// Two submitters and a spinner dropping.
+	{name: "drop-vs-two-submitters", procs: 2, ms: []xM{xSpin, xPark}, subs: [][]uint8{{kindPlain}, {kindPlain}},
+		opts: explore.Options{Bound: 1, LongBound: 2}},
 	// ResetSpinning of the last spinner: the M that takes the blocker keeps
 	// its P until the partner runs, so another M must be started for it.
-	{name: "last-spinner-wakes", procs: 2, ms: []xStart{xParked, xParked}, tasks: []uint8{kindBlocker, kindPartner}},
+	{name: "last-spinner-wakes", procs: 2, ms: []xM{xPark, xPark}, subs: [][]uint8{{kindBlocker, kindPartner}}},
 	// needspinning: the only P is held by an M that found nothing; the
 	// submitter's Wakep finds no idle P, so that M must spin, not idle.
-	{name: "needspinning", procs: 1, ms: []xStart{xIdleNoSpin, xParked}, tasks: []uint8{kindPlain}},
+	{name: "needspinning", procs: 1, ms: []xM{xNoSpin, xPark}, subs: [][]uint8{{kindPlain}},
+		opts: explore.Options{LongBound: 3}},
 	// HandoffP racing with a submission.
-	{name: "handoff-vs-submit", procs: 2, ms: []xStart{xHandoff, xParked}, tasks: []uint8{kindPlain}},
+	{name: "handoff-vs-submit", procs: 2, ms: []xM{{start: xHandoff, cont: kindNone}, xPark}, subs: [][]uint8{{kindPlain}}},
+	// HandoffP racing a Wakep for the only P: M0's task makes a blocking
+	// call that waits for the partner. If the Wakep finds no idle P it sets
+	// needspinning, and the handoff must then start a spinner for the
+	// partner, not idle the P.
+	{name: "handoff-vs-wakep", procs: 1, ms: []xM{{start: xHandoff, cont: kindBlocker}, xPark},
+		subs: [][]uint8{{kindPartner}}, opts: explore.Options{LongBound: 3}},
+	// AcquireP without spinning against the drop's re-check: M2 comes back
+	// from a blocking call and may take the P that spinning M0 releases,
+	// and keep it (its task waits for the partner). M0's re-check then
+	// finds the partner and no idle P: needspinning must make M1, about to
+	// idle the other P, spin for it.
+	{name: "acquire-vs-drop", procs: 2, ms: []xM{xSpin, xNoSpin, {start: xReturning, cont: kindBlocker}},
+		subs: [][]uint8{{kindPartner}}, opts: explore.Options{Bound: 1, LongBound: 2}},
 }
 
 // xRun builds one execution of sc.
@@ -113,19 +154,36 @@ func (sc xScenario) xRun() explore.Run {
 	explore.Name(&done, "done")
 	var ran atomicx.Int32
 	explore.Name(&ran, "ran")
-	counts := make([]int, len(sc.tasks))
-	tasks := make([]*xTask, len(sc.tasks))
+
+	// Every task: the Ms' continuations first, then each submitter's in
+	// order; a blocker and the next partner share a note.
+	var tasks []*xTask
+	conts := make([]*xTask, len(sc.ms))
 	var pairNote *atomicx.Note
-	for i, k := range sc.tasks {
-		tasks[i] = &xTask{id: i, kind: k}
+	add := func(k uint8) *xTask {
+		t := &xTask{id: len(tasks), kind: k}
 		if k == kindBlocker {
 			pairNote = new(atomicx.Note)
-			explore.Name(pairNote, fmt.Sprintf("pair%d", i))
+			explore.Name(pairNote, fmt.Sprintf("pair%d", t.id))
 		}
 		if k != kindPlain {
-			tasks[i].pair = pairNote
+			t.pair = pairNote
+		}
+		tasks = append(tasks, t)
+		return t
+	}
+	for i, xm := range sc.ms {
+		if xm.cont != kindNone {
+			conts[i] = add(xm.cont)
 		}
 	}
+	subTasks := make([][]*xTask, len(sc.subs))
+	for i, ks := range sc.subs {
+		for _, k := range ks {
+			subTasks[i] = append(subTasks[i], add(k))
+		}
+	}
+	counts := make([]int, len(tasks))
 	run := func(t *xTask) {
 		counts[t.id]++
 		switch t.kind {
@@ -138,33 +196,38 @@ func (sc xScenario) xRun() explore.Run {
 			done.Wakeup()
 		}
 	}
+	env := &xEnv{s: s, q: q, run: run}
 
-	ms := make([]*spinning.M, len(sc.ms))
-	threads := []func(){func() { // the submitter
-		for _, t := range tasks {
-			s.Submit(func() { q.push(t) })
-		}
-		done.Sleep()
-		s.Shutdown()
-	}}
-	for i, start := range sc.ms {
+	var threads []func()
+	for i, ts := range subTasks {
+		threads = append(threads, func() { // a submitter
+			for _, t := range ts {
+				s.Submit(func() { q.push(t) })
+			}
+			if i == 0 {
+				done.Sleep()
+				s.Shutdown()
+			}
+		})
+	}
+	for i, xm := range sc.ms {
 		m := s.NewM()
-		ms[i] = m
 		explore.Name(m, fmt.Sprintf("m%d", i))
-		switch start {
+		switch xm.start {
 		case xParked:
 			if spinning.StopMBegin(m) != "parked" {
 				panic("set-up: StopMBegin did not park")
 			}
+		case xReturning:
 		default:
 			if !m.AcquireP() {
 				panic("set-up: no P")
 			}
-			if start == xSpinningIdle {
+			if xm.start == xSpinningIdle {
 				spinning.ForceSpinning(m)
 			}
 		}
-		threads = append(threads, func() { xMLoop(m, start, q, run) })
+		threads = append(threads, func() { env.mLoop(m, xm.start, conts[i]) })
 	}
 	return explore.Run{
 		Threads: threads,
@@ -188,19 +251,31 @@ func (sc xScenario) xRun() explore.Run {
 	}
 }
 
-// xMLoop is an M thread: the executor's loop of doc.go over one global
+// xEnv is what an M thread of one execution works on.
+type xEnv struct {
+	s   *spinning.Sched
+	q   *xQueue
+	run func(*xTask)
+}
+
+// mLoop is an M thread: the executor's loop of doc.go over one global
 // queue (a spinning M's steal is a second look at it), entered where start
-// says.
-func xMLoop(m *spinning.M, start xStart, q *xQueue, run func(*xTask)) {
+// says; cont is the task an xHandoff or xReturning M is in, or nil.
+func (e *xEnv) mLoop(m *spinning.M, start xStart, cont *xTask) {
 	switch start {
 	case xParked:
 		if !spinning.StopMWait(m) {
 			return
 		}
-	case xHandoff:
-		m.HandoffP()
-		// ... the blocking call returns ...
-		if !m.AcquireP() && !m.StopM() {
+	case xHandoff, xReturning:
+		if start == xHandoff {
+			m.HandoffP()
+			if cont != nil && cont.kind == kindBlocker {
+				// The blocking call waits for the partner, without a P.
+				cont.pair.Sleep()
+			}
+		}
+		if !e.afterBlocking(m, cont) {
 			return
 		}
 	}
@@ -208,9 +283,9 @@ func xMLoop(m *spinning.M, start xStart, q *xQueue, run func(*xTask)) {
 	for {
 		var t *xTask
 		if !skipLook {
-			t = q.pop()
+			t = e.q.pop()
 			if t == nil && m.BecomeSpinning() {
-				t = q.pop()
+				t = e.q.pop()
 			}
 		}
 		skipLook = false
@@ -218,7 +293,7 @@ func xMLoop(m *spinning.M, start xStart, q *xQueue, run func(*xTask)) {
 			if m.Spinning() {
 				m.ResetSpinning()
 			}
-			run(t)
+			e.run(t)
 			continue
 		}
 		if !m.ReleaseP() {
@@ -231,6 +306,22 @@ func xMLoop(m *spinning.M, start xStart, q *xQueue, run func(*xTask)) {
 			return
 		}
 	}
+}
+
+// afterBlocking is the executor's return from a blocking call, as
+// exitsyscall: take an idle P and go on with the task; with none idle, put
+// the task back (Submit) and park. It reports whether the M holds a P.
+func (e *xEnv) afterBlocking(m *spinning.M, cont *xTask) bool {
+	if m.AcquireP() {
+		if cont != nil {
+			e.run(cont)
+		}
+		return true
+	}
+	if cont != nil {
+		e.s.Submit(func() { e.q.push(cont) })
+	}
+	return m.StopM()
 }
 
 // exploreSpinning runs every scenario and returns the first failure, for
@@ -247,6 +338,13 @@ func exploreSpinning() error {
 			return errors.New(res.Failure.String())
 		}
 	}
+	res, err := explore.Explore(wakepOnceOpts, wakepOnce(2, 3, (*spinning.Sched).Wakep))
+	if err != nil {
+		return err
+	}
+	if res.Failure != nil {
+		return errors.New(res.Failure.String())
+	}
 	return nil
 }
 
@@ -261,4 +359,141 @@ func TestExploreSpinning(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wakepOnce builds the shape "two Wakeps at once" for the property "one
+// Wakep starts at most one spinner": callers threads call wakep together
+// while every P is idle and an M is parked for each; no M runs. Exactly one
+// M must be handed a P to spin: the first CAS of nmspinning from 0 wins,
+// the others see 1, and no one gives the count back.
+func wakepOnce(procs, callers int, wakep func(*spinning.Sched)) func() explore.Run {
+	return func() explore.Run {
+		s, err := spinning.New(spinning.Config{Procs: procs, Work: func() bool { return false }})
+		if err != nil {
+			panic(err)
+		}
+		explore.Name(s, "sched")
+		ms := make([]*spinning.M, procs)
+		for i := range ms {
+			ms[i] = s.NewM()
+			explore.Name(ms[i], fmt.Sprintf("m%d", i))
+			if spinning.StopMBegin(ms[i]) != "parked" {
+				panic("set-up: StopMBegin did not park")
+			}
+		}
+		threads := make([]func(), callers)
+		for i := range threads {
+			threads[i] = func() { wakep(s) }
+		}
+		return explore.Run{
+			Threads: threads,
+			Check: func() error {
+				started := 0
+				for _, m := range ms {
+					if p, _ := spinning.NextP(m); p != spinning.NoP {
+						started++
+					}
+				}
+				if started != 1 {
+					return fmt.Errorf("%d concurrent Wakeps started %d spinners, want 1", callers, started)
+				}
+				if n := s.NMSpinning(); n != 1 {
+					return fmt.Errorf("nmspinning = %d after the Wakeps, want 1", n)
+				}
+				return spinning.Validate(s)
+			},
+		}
+	}
+}
+
+var wakepOnceOpts = explore.Options{Name: "spinning-wakep-once", LongBound: 3}
+
+func TestExploreWakepOnce(t *testing.T) {
+	res := explore.Check(t, wakepOnceOpts, wakepOnce(2, 3, (*spinning.Sched).Wakep))
+	if !res.Complete && !res.Replayed {
+		t.Errorf("exploration cut short at %d executions", res.Executions)
+	}
+}
+
+// TestExploreWakepOnceCatchesLoadAdd proves the shape can fail: a Wakep
+// whose CAS is a load and an add starts two spinners in some interleaving.
+func TestExploreWakepOnceCatchesLoadAdd(t *testing.T) {
+	opts := wakepOnceOpts
+	opts.Name += "-load-add"
+	res, err := explore.Explore(opts, wakepOnce(2, 3, spinning.WakepLoadAdd))
+	if errors.Is(err, explore.ErrNoSchedcheck) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil {
+		t.Fatalf("the explorer accepted a Wakep without CAS in %d executions", res.Executions)
+	}
+	t.Logf("caught in execution %d: %v", res.Failure.Execution, res.Failure.Err)
+}
+
+// workWithoutLock checks "Config.Work is called without the scheduler
+// lock": its Work takes that lock (NMIdle), so a call made under it
+// deadlocks, which the explorer reports. One M drops after a failed look
+// and re-checks (work has appeared); another hands its P off (HandoffP
+// calls Work first).
+func workWithoutLock(work func(*spinning.Sched) bool) func() explore.Run {
+	return func() explore.Run {
+		var queued atomicx.Int32
+		explore.Name(&queued, "queued")
+		var s *spinning.Sched
+		s, err := spinning.New(spinning.Config{Procs: 2, Work: func() bool {
+			s.NMIdle() // takes the scheduler lock
+			return queued.Load() > 0
+		}})
+		if err != nil {
+			panic(err)
+		}
+		explore.Name(s, "sched")
+		dropper, handoff := s.NewM(), s.NewM()
+		if !dropper.AcquireP() || !handoff.AcquireP() {
+			panic("set-up: no P")
+		}
+		spinning.ForceSpinning(dropper)
+		queued.Store(1)
+		return explore.Run{
+			Threads: []func(){
+				func() {
+					if dropper.ReleaseP() && dropper.DropSpinning() {
+						dropper.ResetSpinning()
+					}
+				},
+				func() {
+					work(s)
+					handoff.HandoffP()
+				},
+			},
+			Check: func() error { return nil }, // a deadlock is the failure
+		}
+	}
+}
+
+func TestExploreWorkWithoutLock(t *testing.T) {
+	res := explore.Check(t, explore.Options{Name: "spinning-work-without-lock"},
+		workWithoutLock(func(*spinning.Sched) bool { return false }))
+	if !res.Complete && !res.Replayed {
+		t.Errorf("exploration cut short at %d executions", res.Executions)
+	}
+}
+
+// TestExploreWorkWithoutLockCatchesWorkUnderLock proves the check can
+// fail: the same run, with a caller that calls Work under the lock.
+func TestExploreWorkWithoutLockCatchesWorkUnderLock(t *testing.T) {
+	res, err := explore.Explore(explore.Options{Name: "spinning-work-under-lock"}, workWithoutLock(spinning.WorkUnderLock))
+	if errors.Is(err, explore.ErrNoSchedcheck) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil {
+		t.Fatalf("the explorer accepted Work called under the lock in %d executions", res.Executions)
+	}
+	t.Logf("caught in execution %d: %v", res.Failure.Execution, res.Failure.Err)
 }

@@ -183,3 +183,63 @@ func Validate(s *Sched) error {
 	}
 	return errors.Join(errs...)
 }
+
+// WakepLoadAdd is Wakep with its CAS split into a load and an add: the
+// broken variant that shows TestExploreWakepOnce can fail. Two callers that
+// both load 0 both start a spinner. Tests only.
+func WakepLoadAdd(s *Sched) {
+	if s.nmspinning.Load() != 0 {
+		return
+	}
+	s.nmspinning.Add(1)
+	s.mu.Lock()
+	p, ok := s.pidlegetSpinning()
+	if !ok {
+		s.decSpinning("WakepLoadAdd")
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	s.startm(p, true)
+}
+
+// WakepEveryIdleP starts a spinner on every idle P it can hand to an idle
+// M: the broken variant that shows TestWakepStartsAtMostOneSpinner can
+// fail. Tests only.
+func WakepEveryIdleP(s *Sched) {
+	for {
+		s.mu.Lock()
+		if s.midle == nil || len(s.pidle) == 0 {
+			s.mu.Unlock()
+			return
+		}
+		p, _ := s.pidleget()
+		s.nmspinning.Add(1)
+		s.mu.Unlock()
+		s.startm(p, true)
+	}
+}
+
+// CorruptNPIdle adds d to npidle, behind the idle set's back. Tests only.
+func CorruptNPIdle(s *Sched, d int) { s.npidle.Add(int32(d)) }
+
+// CorruptHoldP makes m hold P p without taking it from where it is. Tests
+// only.
+func CorruptHoldP(m *M, p int) { m.p = int32(p) }
+
+// CorruptIdleFlag marks m idle without putting it on the idle list. Tests
+// only.
+func CorruptIdleFlag(m *M) {
+	m.s.mu.Lock()
+	m.idle = true
+	m.s.mu.Unlock()
+}
+
+// WorkUnderLock calls Config.Work while holding the scheduler lock: the
+// broken variant that shows TestExploreWorkWithoutLock can fail. Tests
+// only.
+func WorkUnderLock(s *Sched) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.work()
+}

@@ -31,8 +31,14 @@ var killConfig = killmatrix.Config{
 	Mutations: spinning.Mutations(),
 	Set:       spinning.SetMutation,
 	Checkers: []killmatrix.Checker{
-		{Name: "explorer", Run: killByExplorer},
-		{Name: "model", Run: killByModel},
+		// DFS over every interleaving within the bound: the same verdict
+		// on every run and machine.
+		{Name: "explorer", Run: killByExplorer, Deterministic: true},
+		// rapid with its seed fixed by proptest.ExpectFailure.
+		{Name: "model", Run: killByModel, Deterministic: true},
+		// Fixed sequential scenarios, one aimed at each mutation's step.
+		{Name: "scenarios", Run: func(*testing.T) error { return runScenarios() }, Deterministic: true},
+		// Real goroutines: the verdict depends on the machine's timing.
 		{Name: "stress", Run: killByStress},
 		{Name: "linearize", Run: killByLinearize},
 	},

@@ -28,15 +28,28 @@ const (
 	// idles its P although an M found work and no idle P for it; if every
 	// other P runs something long, the work waits beside an idle P.
 	noNeedSpinning
+	// DropNoNeedSpinning: DropSpinning's re-check finds work and no idle P
+	// and does not set needspinning. An M that took the P it released
+	// without spinning (AcquireP, back from a blocking call) keeps it busy;
+	// the non-spinning M about to idle the other P does not know to spin,
+	// so the work waits beside an idle P.
+	dropNoNeedSpinning
+	// HandoffNoNeedSpinning: HandoffP makes the P idle without reading
+	// needspinning, so the spinner that a re-check or a Wakep asked for
+	// when no P was idle is never started, and the work waits beside the
+	// P just made idle.
+	handoffNoNeedSpinning
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
 // configs (Spinning_mutant_<Name>.cfg) share.
 var mutationNames = [...]string{
-	noMutation:          "none",
-	dropWithoutRecheck:  "DropWithoutRecheck",
-	wakepBeforePublish:  "WakepBeforePublish",
-	noWakeOnLastSpinner: "NoWakeOnLastSpinner",
-	countLeak:           "CountLeak",
-	noNeedSpinning:      "NoNeedSpinning",
+	noMutation:            "none",
+	dropWithoutRecheck:    "DropWithoutRecheck",
+	wakepBeforePublish:    "WakepBeforePublish",
+	noWakeOnLastSpinner:   "NoWakeOnLastSpinner",
+	countLeak:             "CountLeak",
+	noNeedSpinning:        "NoNeedSpinning",
+	dropNoNeedSpinning:    "DropNoNeedSpinning",
+	handoffNoNeedSpinning: "HandoffNoNeedSpinning",
 }

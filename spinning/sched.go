@@ -358,7 +358,13 @@ func (m *M) DropSpinning() bool {
 		return false
 	}
 	s.mu.Lock()
-	p, ok := s.pidlegetSpinning()
+	var p int32
+	var ok bool
+	if mutant == dropNoNeedSpinning {
+		p, ok = s.pidleget()
+	} else {
+		p, ok = s.pidlegetSpinning()
+	}
 	s.mu.Unlock()
 	if !ok {
 		return false
@@ -480,7 +486,7 @@ func (m *M) HandoffP() {
 		return
 	}
 	s.mu.Lock()
-	if s.needspinning.Load() && !s.stopped {
+	if mutant != handoffNoNeedSpinning && s.needspinning.Load() && !s.stopped {
 		// Someone found work but no P while we decided: this P serves it.
 		s.needspinning.Store(false)
 		s.nmspinning.Add(1)

@@ -1,6 +1,7 @@
 package spinning_test
 
 import (
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -457,4 +458,71 @@ func TestShutdown(t *testing.T) {
 	assert.Equal(t, 2, s2.NPIdle())
 	assert.Equal(t, 0, s2.NMSpinning())
 	valid(t, s2)
+}
+
+// oneSpinnerPerWakep checks "one Wakep starts at most one spinner" for
+// wakep: with 3 idle Ps and 3 parked Ms, a first call starts exactly one
+// spinner, and a second, while that one spins, starts none.
+func oneSpinnerPerWakep(t *testing.T, wakep func(*spinning.Sched)) error {
+	s := newSched(t, 3, new(queue))
+	ms := []*spinning.M{parked(t, s), parked(t, s), parked(t, s)}
+	started := func() int {
+		n := 0
+		for _, m := range ms {
+			if p, _ := spinning.NextP(m); p != spinning.NoP {
+				n++
+			}
+		}
+		return n
+	}
+	wakep(s)
+	if n := started(); n != 1 {
+		return fmt.Errorf("one Wakep with every P idle started %d spinners, want 1", n)
+	}
+	wakep(s)
+	if n := started(); n != 1 {
+		return fmt.Errorf("a Wakep while a spinner exists started %d more", n-1)
+	}
+	if n := s.NMSpinning(); n != 1 {
+		return fmt.Errorf("nmspinning = %d, want 1", n)
+	}
+	return spinning.Validate(s)
+}
+
+func TestWakepStartsAtMostOneSpinner(t *testing.T) {
+	require.NoError(t, oneSpinnerPerWakep(t, (*spinning.Sched).Wakep))
+	// The check can fail: a Wakep that starts a spinner on every idle P.
+	err := oneSpinnerPerWakep(t, spinning.WakepEveryIdleP)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "started 3 spinners")
+}
+
+// TestValidateCatchesBrokenStates proves the invariant check that the model
+// test and the explorer run after every step can fail: each corruption of
+// a valid Sched must be reported, naming what broke.
+func TestValidateCatchesBrokenStates(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		corrupt func(s *spinning.Sched, held *spinning.M)
+		want    string
+	}{
+		{"a spinning flag not counted", func(_ *spinning.Sched, m *spinning.M) { spinning.CorruptSpinningFlag(m) },
+			"nmspinning = 0 but 1 Ms and handoffs spin"},
+		{"npidle off by one", func(s *spinning.Sched, _ *spinning.M) { spinning.CorruptNPIdle(s, 1) },
+			"npidle = 2 but 1 Ps are idle"},
+		{"an idle P held too", func(_ *spinning.Sched, m *spinning.M) { spinning.CorruptHoldP(m, 1) },
+			"P 1 is in 2 places"},
+		{"an idle flag off the list", func(s *spinning.Sched, _ *spinning.M) { spinning.CorruptIdleFlag(s.NewM()) },
+			"idle flag true, on the idle list false"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSched(t, 2, new(queue))
+			m := running(t, s)
+			valid(t, s)
+			tc.corrupt(s, m)
+			err := spinning.Validate(s)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/exactlyonce"
+	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/lfq"
 	"github.com/schedkit/schedkit/spinning"
 )
@@ -353,6 +354,25 @@ func (h *stressHarness) atRest(r *round) error {
 	return nil
 }
 
+// stressDeadline is how long one stress run may take in all.
+func stressDeadline() time.Duration {
+	if testing.Short() {
+		return time.Minute
+	}
+	return 5 * time.Minute
+}
+
+// diag is the watchdog's diagnosis: what is queued, run, parked.
+func (h *stressHarness) diag() string {
+	g, rings, queued := h.queued()
+	s := fmt.Sprintf("%d of %d ids run, %d queued (global %d, rings %v), %d blocked", h.ran.Load(), h.next.Load(),
+		queued, g, rings, h.blocked.Load())
+	if h.s != nil {
+		s += fmt.Sprintf(", nmspinning %d, npidle %d", h.s.NMSpinning(), h.s.NPIdle())
+	}
+	return s
+}
+
 // runSpinStress runs the harness to cfg.items tasks or the first failure.
 func runSpinStress(cfg stressConfig) (*stressResult, error) {
 	if cfg.impl.submit == nil {
@@ -362,6 +382,10 @@ func runSpinStress(cfg stressConfig) (*stressResult, error) {
 		cfg.impl.count = func(counts []atomic.Int32, id int) { counts[id].Add(1) }
 	}
 	h := &stressHarness{cfg: cfg, counts: make([]atomic.Int32, cfg.items)}
+	// A whole run's deadline, beside each round's: a hang anywhere (an M
+	// that never exits after Shutdown, say) fails with every stack.
+	stop := watchdog.Start(fmt.Sprintf("spinning stress seed %d (%d items)", cfg.seed, cfg.items), stressDeadline(), h.diag)
+	defer stop()
 	s, err := spinning.New(spinning.Config{
 		Procs: stressProcs,
 		Work: func() bool {
