@@ -1,5 +1,7 @@
 package runnext
 
+import "unsafe"
+
 // Test-only views of a slot and a queue, for tests in package runnext_test.
 // Each reads atomically and changes nothing.
 
@@ -37,3 +39,7 @@ const Checked = checked
 func StealHalfFrom[T any](q, dst *Queue[T], stealNext bool) (t *T, fromSlot bool) {
 	return q.stealHalf(dst, stealNext)
 }
+
+// VersionAddr returns the address of q's slot version, the cell a
+// schedcheck hook sees when an operation reads or writes it.
+func VersionAddr[T any](q *Queue[T]) uintptr { return uintptr(unsafe.Pointer(&q.next.ver)) }

@@ -16,7 +16,11 @@ import (
 
 // Bar item 8: every seeded mutation of runnext (runnext/mutation.go) against
 // every checker, through internal/killmatrix: each cell runs in a child
-// process, because a mutant may crash a harness or spin forever.
+// process, because a mutant may crash a harness or spin forever. The
+// explorer's DFS, the rapid model (its seed fixed by proptest) and the fixed
+// scenarios give the same verdict on every run and count towards the two
+// kills a mutant needs; stress and the histories of real goroutines depend
+// on the machine's timing and are shown as extras, as TLC is.
 //
 // Run it with go test -tags schedcheck,schedmutant -run TestKillMatrix ./runnext/
 // (without schedcheck the explorer column reads n/a).
@@ -32,12 +36,17 @@ var killConfig = killmatrix.Config{
 	Mutations: runnext.Mutations(),
 	Set:       runnext.SetMutation,
 	Checkers: []killmatrix.Checker{
-		{Name: "explorer", Run: killByExplorer},
-		{Name: "model", Run: killByModel},
+		{Name: "explorer", Run: killByExplorer, Deterministic: true},
+		{Name: "model", Run: killByModel, Deterministic: true},
+		{Name: "scenarios", Run: killByScenarios, Deterministic: true},
 		{Name: "stress", Run: killByStress},
 		{Name: "linearize", Run: killByLinearize},
 	},
 }
+
+// killByScenarios runs the fixed scenarios (scenarios_test.go), each aimed
+// at one mutant's shape; the pinned races need -tags schedcheck.
+func killByScenarios(t *testing.T) error { return runScenarios(t) }
 
 func killByExplorer(t *testing.T) error {
 	if _, err := explore.Explore(explore.Options{}, func() explore.Run { return explore.Run{} }); errors.Is(err, explore.ErrNoSchedcheck) {

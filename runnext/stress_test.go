@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/exactlyonce"
+	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -71,10 +72,16 @@ func runStress(cfg stressConfig) *stressResult {
 	if count == nil {
 		count = func(counts []atomic.Int32, p *int) { counts[*p].Add(1) }
 	}
+	var consumed, made atomic.Int64 // for the watchdog's diagnosis
 	consume := func(g int, p *int) {
 		count(res.counts, p)
 		res.consumedBy[g]++
+		consumed.Add(1)
 	}
+	defer watchdog.Start(fmt.Sprintf("runnext stress (seed %d, %d items, %d thieves, nextHeavy %v)", cfg.seed, cfg.items, cfg.thieves, cfg.nextHeavy),
+		stressDeadline(), func() string {
+			return fmt.Sprintf("the owner made %d tasks, %d consumed so far", made.Load(), consumed.Load())
+		})()
 	ids := make([]int, cfg.items)
 	for i := range ids {
 		ids[i] = i
@@ -157,6 +164,7 @@ func runStress(cfg stressConfig) *stressResult {
 	batch := make([]*int, 0, 300)
 	next := 0
 	for next < cfg.items {
+		made.Store(int64(next))
 		if rng.IntN(64) == 0 {
 			runtime.Gosched() // on few cores, let the thieves run mid-stream
 		}
@@ -238,6 +246,15 @@ func checkExactlyOnce(counts []atomic.Int32) error { return exactlyonce.Check(co
 
 const stressThieves = 3
 
+// stressDeadline is a stress run's own limit: a hang is reported with every
+// goroutine's stack and the run's progress, not as the test binary's timeout.
+func stressDeadline() time.Duration {
+	if testing.Short() {
+		return 60 * time.Second
+	}
+	return 5 * time.Minute
+}
+
 func stressItems() int {
 	if testing.Short() {
 		return 50_000
@@ -312,6 +329,9 @@ func runNeverEmpty(items, observers int, newQueue newQueueFunc) *neverEmptyResul
 	q, sink := newQueue(-1), newQueue(-1)
 	q.PutNext(&ids[0], nil)
 	var done atomic.Bool
+	var cycle atomic.Int64
+	defer watchdog.Start(fmt.Sprintf("runnext never-empty (%d tasks, %d observers)", items, observers), stressDeadline(),
+		func() string { return fmt.Sprintf("the owner is at cycle %d of %d", cycle.Load(), items/2) })()
 	var started atomic.Int32
 	var wg sync.WaitGroup
 	for range observers {
@@ -338,6 +358,7 @@ func runNeverEmpty(items, observers int, newQueue newQueueFunc) *neverEmptyResul
 	}
 	var buf []*int
 	for i := 1; i+1 < items; i += 2 {
+		cycle.Store(int64(i / 2))
 		if spill := q.PutNext(&ids[i], nil); spill != nil {
 			panic("runNeverEmpty: the ring overflowed")
 		}

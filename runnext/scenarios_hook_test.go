@@ -1,0 +1,92 @@
+//go:build schedcheck
+
+package runnext_test
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/runnext"
+)
+
+// interposer is an atomicx hook that pins one interleaving without the
+// explorer: the first time the code under test is about to do one of ops on
+// the cell at addr, it runs f to the end first, on the same goroutine (f's
+// own accesses pass through: the interposer is disarmed by then). Every
+// other access goes ahead as in a normal build.
+type interposer struct {
+	addr  uintptr
+	ops   []atomicx.Op
+	f     func()
+	armed atomic.Bool
+	fired atomic.Bool
+}
+
+func (h *interposer) Before(op atomicx.Op, addr uintptr) {
+	if addr == h.addr && slices.Contains(h.ops, op) && h.armed.CompareAndSwap(true, false) {
+		h.f()
+		h.fired.Store(true)
+	}
+}
+
+func (h *interposer) After(atomicx.Op, uintptr, uint64) {}
+
+func (h *interposer) Wait(atomicx.Op, uintptr, func() bool, time.Duration) (int64, bool) {
+	return 0, false // blocking and the clock: the real thing
+}
+
+// interpose runs body with f pinned before body's first access of one of
+// ops to the cell at addr, and fails if that access never came (a scenario
+// that no longer pins what it claims to).
+func interpose(addr uintptr, ops []atomicx.Op, f func(), body func() error) error {
+	h := &interposer{addr: addr, ops: ops, f: f}
+	h.armed.Store(true)
+	restore := atomicx.SetHook(h)
+	err := body()
+	restore()
+	if !h.fired.Load() {
+		return errors.New("the pinned access never came: the scenario no longer fits the code")
+	}
+	return err
+}
+
+var hookScenarios = []xscenario{
+	{"a thief's CAS between the owner's load and its take", "TakeWithoutCAS", func(*testing.T) error {
+		var q runnext.Queue[int]
+		q.SetStealDelay(0) // the thief takes at once: no real sleeping
+		a := item(1)
+		q.PutNext(a, nil)
+		var stolen *int
+		var got *int
+		err := interpose(runnext.VersionAddr(&q), []atomicx.Op{atomicx.OpCAS, atomicx.OpStore},
+			func() { var thief runnext.Queue[int]; stolen = q.StealHalf(&thief, true) },
+			func() error { got, _ = q.Get(); return nil })
+		if err != nil {
+			return err
+		}
+		if stolen != a || got != nil {
+			return fmt.Errorf("the thief stole task %d and the owner's Get returned task %d: want task 1 to the thief alone", id(stolen), id(got))
+		}
+		return nil
+	}},
+	{"Empty while the owner moves the runnext task into the ring and takes a new one", "EmptyMissesRunnext", func(*testing.T) error {
+		var q runnext.Queue[int]
+		q.PutNext(item(1), nil)
+		var empty bool
+		err := interpose(runnext.VersionAddr(&q), []atomicx.Op{atomicx.OpLoad},
+			func() { q.PutNext(item(2), nil); q.Get() }, // task 1 to the ring, task 2 in and out of the slot
+			func() error { empty = q.Empty(); return nil })
+		if err != nil {
+			return err
+		}
+		if empty {
+			return errors.New("Empty said true; the queue held task 1 at every instant")
+		}
+		return nil
+	}},
+}

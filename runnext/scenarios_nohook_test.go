@@ -1,0 +1,12 @@
+//go:build !schedcheck
+
+package runnext_test
+
+import "testing"
+
+// hookScenarios pin races with atomicx's hook, which only a schedcheck
+// build has; here each says so.
+var hookScenarios = []xscenario{
+	{"a thief's CAS between the owner's load and its take", "TakeWithoutCAS", func(*testing.T) error { return errNeedsHook }},
+	{"Empty while the owner moves the runnext task into the ring and takes a new one", "EmptyMissesRunnext", func(*testing.T) error { return errNeedsHook }},
+}
