@@ -35,17 +35,17 @@ import (
 type xop uint8
 
 const (
-	xPutNext   xop = iota // owner: PutNext a new task
-	xPut                  // owner: Put a new task
-	xGet                  // owner: Get
-	xDrain                // owner: Drain
-	xRespawn              // owner: PutNext the task its last Get returned, the same pointer (ABA)
-	xSleep                // owner: sleep 1µs on the virtual clock, so a put lands inside a thief's wait
-	xSleepDelay           // owner: sleep the steal delay, so it acts as a waiting thief wakes
-	xSteal                // thief: StealHalf, not the last pass (stealNext false)
-	xStealNext            // thief: StealHalf on the last pass (stealNext true)
-	xStealT1              // thief: StealHalf(stealNext) from thief 1's queue, not the victim
-	xEmpty                // anyone: Empty
+	xPutNext    xop = iota // owner: PutNext a new task
+	xPut                   // owner: Put a new task
+	xGet                   // owner: Get
+	xDrain                 // owner: Drain
+	xRespawn               // owner: PutNext the task its last Get returned, the same pointer (ABA)
+	xSleep                 // owner: sleep 1µs on the virtual clock, so a put lands inside a thief's wait
+	xSleepDelay            // owner: sleep the steal delay, so it acts as a waiting thief wakes
+	xSteal                 // thief: StealHalf, not the last pass (stealNext false)
+	xStealNext             // thief: StealHalf on the last pass (stealNext true)
+	xStealT1               // thief: StealHalf(stealNext) from thief 1's queue, not the victim
+	xEmpty                 // anyone: Empty
 )
 
 // xScenario is a victim queue that starts holding pre tasks in its ring
