@@ -11,7 +11,17 @@
 // cell in an environment variable, so a mutant that crashes a harness or
 // spins forever is counted as caught without taking the parent down or
 // leaving a spinning goroutine behind. TLC's column checks the spec's mutant
-// config of the same name (<Spec>_mutant_<Name>.cfg), in the parent.
+// config of the same name (<Spec>_mutant_<Name>.cfg), in the parent, judged
+// by its Expect line where it has one; its header says it is an extra.
+//
+// Each rule and the test that fails when it breaks:
+//
+//	a mutant caught by two deterministic checkers passes    TestRunPassesWhenEveryMutantIsCaughtTwice
+//	one deterministic kill fails                            TestRunFailsAMutantCaughtOnce
+//	a timing-dependent kill does not count                  TestRunDoesNotCountATimingDependentKill
+//	a TLC kill does not count; TLC is marked an extra       TestRunDoesNotCountATLCKill, TestRunMarksTLCAsAnExtra
+//	a crash or a hang in a cell catches the mutant          TestRunCountsACrashAsCaught, TestRunCountsAHangAsCaught
+//	any checker failing the real code fails the matrix      TestRunFailsAFalseAlarmOnTheRealCode
 package killmatrix
 
 import (

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
@@ -22,7 +23,7 @@ var current = "none"
 
 func set(name string) (func(), error) {
 	switch name {
-	case "none", "strong", "weak", "flaky", "crash":
+	case "none", "strong", "weak", "flaky", "crash", "hang":
 		old := current
 		current = name
 		return func() { current = old }, nil
@@ -40,8 +41,13 @@ func cfg(mutations ...string) killmatrix.Config {
 		Set:       set,
 		Checkers: []killmatrix.Checker{
 			{Name: "a", Deterministic: true, Run: func(*testing.T) error {
-				if current == "crash" {
+				switch current {
+				case "crash":
 					panic("harness broke")
+				case "hang":
+					for { // spins past the cell's timeout
+						time.Sleep(10 * time.Millisecond)
+					}
 				}
 				if current != "none" {
 					return errors.New("a saw it")
@@ -51,6 +57,14 @@ func cfg(mutations ...string) killmatrix.Config {
 			{Name: "b", Deterministic: true, Run: func(*testing.T) error {
 				if current == "strong" {
 					return errors.New("b saw it")
+				}
+				return nil
+			}},
+			// alarm fails the real code when the parent asks it to, through
+			// the environment a cell inherits.
+			{Name: "alarm", Run: func(*testing.T) error {
+				if os.Getenv("FAKE_KILLMATRIX_ALARM") != "" {
+					return errors.New("alarm rang")
 				}
 				return nil
 			}},
@@ -159,4 +173,23 @@ func TestRunDoesNotCountATLCKill(t *testing.T) {
 	assert.Contains(t, matrix, "2 (1)", "two kills, one of them deterministic")
 	assert.Len(t, rec.errs, 1)
 	assert.Contains(t, strings.Join(rec.errs, ""), "mutation weak caught by 1 deterministic checkers")
+}
+
+func TestRunCountsAHangAsCaught(t *testing.T) {
+	c := cfg("hang")
+	c.Timeout = 3 * time.Second
+	rec := &recorder{TB: t}
+	killmatrix.Run(rec, c)
+	matrix := strings.Join(rec.logs, "")
+	assert.Contains(t, matrix, "hung")
+	assert.Contains(t, matrix, "no end within 3s")
+	assert.Len(t, rec.errs, 1, "hang is caught by a only: once")
+}
+
+func TestRunFailsAFalseAlarmOnTheRealCode(t *testing.T) {
+	t.Setenv("FAKE_KILLMATRIX_ALARM", "1")
+	rec := &recorder{TB: t}
+	killmatrix.Run(rec, cfg())
+	assert.Len(t, rec.errs, 1)
+	assert.Contains(t, strings.Join(rec.errs, ""), "the real fake fails a checker: a false alarm")
 }

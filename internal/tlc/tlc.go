@@ -1,34 +1,3 @@
-// Package tlc runs the TLC model checker on the TLA+ specs in proofs/tla and
-// judges each run: a model must pass, a mutant must be rejected.
-//
-// A directory holds specs and configs named by convention:
-//
-//	<Spec>.tla                      the spec
-//	<Spec>.cfg                      a model that TLC must pass (exit code 0)
-//	<Spec>_mutant_<Name>.cfg        a mutant that TLC must reject with a violation
-//	<Spec>_long.cfg                 a model run only in long mode (larger constants)
-//	<Spec>_long_mutant_<Name>.cfg   a mutant run only in long mode
-//
-// A rejection is a deadlock, safety, liveness or Assert violation (TLC exit
-// codes 11 to 14). An assumption failure (10) is not one: TLC exits 10 when
-// an ASSUME is false or cannot be evaluated, before any behaviour is explored,
-// so a misspelt mutant name would look rejected. Every other exit code (a
-// parse or semantic error, an evaluation error, 75 and up) is an error and
-// never counts as a rejection.
-//
-// A mutant config may carry a line `\* Expect: <Name>` naming one of its
-// invariants or properties. Then "it, and only it, rejects" the mutant: TLC
-// must name that one as violated (for a temporal property, which TLC does not
-// name, it must be one the config checks), and the same config with that name
-// removed (Without) must pass, so no other invariant or property rejects it.
-// A mutant without the line is judged by the old rule: any rejection.
-//
-// Long mode (Checker.Long; LongEnv for `go test ./proofs/tla/`) runs the
-// _long configs beside the others.
-//
-// The package needs Java and tla2tools.jar; FindJar and FindJava say where
-// they are or why not, and Installer downloads a pinned jar. It uses only
-// the standard library.
 package tlc
 
 import (

@@ -1,0 +1,52 @@
+// Package tlc runs the TLC model checker on the TLA+ specs in proofs/tla and
+// judges each run: a model must pass, a mutant must be rejected.
+//
+// A directory holds specs and configs named by convention:
+//
+//	<Spec>.tla                      the spec
+//	<Spec>.cfg                      a model that TLC must pass (exit code 0)
+//	<Spec>_mutant_<Name>.cfg        a mutant that TLC must reject with a violation
+//	<Spec>_long.cfg                 a model run only in long mode (larger constants)
+//	<Spec>_long_mutant_<Name>.cfg   a mutant run only in long mode
+//
+// A rejection is a deadlock, safety, liveness or Assert violation (TLC exit
+// codes 11 to 14). An assumption failure (10) is not one: TLC exits 10 when
+// an ASSUME is false or cannot be evaluated, before any behaviour is explored,
+// so a misspelt mutant name would look rejected. Every other exit code (a
+// parse or semantic error, an evaluation error, 75 and up) is an error and
+// never counts as a rejection.
+//
+// A mutant config may carry a line `\* Expect: <Name>` naming one of its
+// invariants or properties. Then "it, and only it, rejects" the mutant: TLC
+// must name that one as violated (for a temporal property, which TLC does not
+// name, it must be one the config checks), and the same config with that name
+// removed (Without) must pass, so no other invariant or property rejects it.
+// A mutant without the line is judged by the old rule: any rejection. The
+// re-run (Checker.OnlyRerun) about doubles a mutant's time; the callers do it
+// in long mode.
+//
+// Long mode (Checker.Long; LongEnv for `go test ./proofs/tla/`) runs the
+// _long configs beside the others.
+//
+// The package needs Java and tla2tools.jar; FindJar and FindJava say where
+// they are or why not, and Installer downloads a pinned jar. It uses only
+// the standard library.
+//
+// Each rule and the test that fails when it breaks:
+//
+//	exit codes: only 11-14 reject; 10, parse/eval errors never do   TestOutcomeOf, TestJudge, TestCheckAllTiny
+//	final counts, not progress lines; the violated name             TestParse, TestParseSeparators
+//	config names, _long, a missing spec fails the listing           TestParseName, TestModels, TestModelsBadNames, TestModelsLongAndExpect
+//	Expect: one name, one line, only on a mutant, one it checks     TestParseExpect, TestModelsRejectsABadExpect
+//	Expect judged: the name TLC reports, or a checked property      TestExpectMet, TestCheckOnlyItRejectsWithTLC
+//	only it: the config without the name must pass                  TestWithout, TestJudgeOnly, TestCheckOnlyItRejectsWithTLC
+//	long mode runs _long configs, default mode leaves them out      TestModelsLongAndExpect, TestLongFromEnv, TestCheckOnlyItRejectsWithTLC
+//	comments are not names                                          TestInvariantsAndPropertiesSkipComments, TestPropertiesReadsTheConfigsTemporalProperties
+//	nothing is written beside the spec; a runaway run is stopped    TestCheckAllTiny, TestRunTimeout
+//	FindJar: $TLA2TOOLS_JAR, then ~/.cache/tla                      TestFindJar
+//	install: renamed only after a TLC >= 2.18 version line          TestInstallRenamesOnlyAfterTheVersionCheck, TestInstallRunsTheRealJavaPath
+//	install: every failure one line saying what to do, no leftovers TestInstallFailsInOneLine, TestInstallRunsTheRealJavaPath
+//	install: URL from $SCHEDKIT_TLA2TOOLS_URL, jar where FindJar looks TestInstallURLFromEnv
+//
+// The tests that need java and the jar skip without them.
+package tlc
