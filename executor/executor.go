@@ -207,7 +207,8 @@ func (e *Executor) work() bool {
 // the Sched's NeedM (newm) and starts the initial Ms.
 func (e *Executor) startM() {
 	e.nm.Add(1)
-	w := &worker{e: e, sm: e.sched.NewM()}
+	w := &worker{e: e}
+	w.sm.Store(e.sched.NewM())
 	w.token.w = w
 	w.wt.w = w
 	e.mu.Lock()

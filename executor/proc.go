@@ -100,8 +100,10 @@ type worker struct {
 
 	// sm is the spinning state of the M. A worker whose task waits for a P
 	// (see reacquire) is handed the sm of the worker that runs its resume
-	// token, P and all, and leaves it its own: the pair swap.
-	sm *spinning.M
+	// token, P and all, and leaves it its own: the pair swap. Only the
+	// worker uses it, or a retaker while lent says so; it is an atomic cell
+	// because another worker's swap writes it.
+	sm atomicx.Pointer[spinning.M]
 
 	// p is the P the worker holds, nil if none. Written by the worker (and
 	// by the resumer that hands it one); read by Task handles, which only

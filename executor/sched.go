@@ -19,7 +19,7 @@ func (e *Executor) mstart(w *worker, held bool) {
 	w.gid.Store(goid())
 	defer e.mexit(w)
 	if !held {
-		if !w.sm.StopM() {
+		if !w.sm.Load().StopM() {
 			return
 		}
 		e.takeP(w)
@@ -61,16 +61,16 @@ func (e *Executor) schedule(w *worker) {
 // handed one. It returns false if the executor shut down. It mirrors
 // exitsyscall's pidleget and exitsyscall0's stopm.
 func (e *Executor) exitP(w *worker) bool {
-	if w.sm.AcquireP() {
+	if w.sm.Load().AcquireP() {
 		e.takeP(w)
 		return true
 	}
-	if !w.sm.StopM() {
+	if !w.sm.Load().StopM() {
 		return false
 	}
 	e.takeP(w)
-	e.ps[w.sm.P()].stats.unparks.Add(1)
-	e.event(EventUnpark, w.sm.P(), w, 0)
+	e.ps[w.sm.Load().P()].stats.unparks.Add(1)
+	e.event(EventUnpark, w.sm.Load().P(), w, 0)
 	return true
 }
 
@@ -78,7 +78,7 @@ func (e *Executor) exitP(w *worker) bool {
 // the idle mask, holder recorded before the status word names it (sysmon
 // reads them in the other order). It mirrors acquirep.
 func (e *Executor) takeP(w *worker) {
-	p := e.ps[w.sm.P()]
+	p := e.ps[w.sm.Load().P()]
 	e.idle.Clear(p.id)
 	p.m.Store(w)
 	p.status.Store(own(w.id, pSched))
@@ -120,8 +120,8 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 				return t, false
 			}
 		}
-		wasSpinning := w.sm.Spinning()
-		if w.sm.BecomeSpinning() {
+		wasSpinning := w.sm.Load().Spinning()
+		if w.sm.Load().BecomeSpinning() {
 			if !wasSpinning {
 				p.stats.spinStarts.Add(1)
 			}
@@ -142,27 +142,27 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 		p.m.Store(nil)
 		p.status.Store(pIdle)
 		w.p.Store(nil)
-		if !w.sm.ReleaseP() { // needspinning: spin instead
+		if !w.sm.Load().ReleaseP() { // needspinning: spin instead
 			e.takeP(w)
 			p.stats.spinStarts.Add(1)
 			continue
 		}
-		if w.sm.Spinning() {
+		if w.sm.Load().Spinning() {
 			p.stats.spinStops.Add(1)
 		}
-		if w.sm.DropSpinning() { // work appeared
+		if w.sm.Load().DropSpinning() { // work appeared
 			e.takeP(w)
 			p.stats.spinStarts.Add(1)
 			continue
 		}
 		p.stats.parks.Add(1)
 		e.event(EventPark, p.id, w, 0)
-		if !w.sm.StopM() {
+		if !w.sm.Load().StopM() {
 			return nil, false
 		}
 		e.takeP(w)
-		e.ps[w.sm.P()].stats.unparks.Add(1)
-		e.event(EventUnpark, w.sm.P(), w, 0)
+		e.ps[w.sm.Load().P()].stats.unparks.Add(1)
+		e.event(EventUnpark, w.sm.Load().P(), w, 0)
 	}
 }
 
@@ -197,8 +197,8 @@ func (e *Executor) globalBatch(w *worker, p *proc) *task {
 // mirrors execute.
 func (e *Executor) execute(w *worker, t *task, inherit bool) {
 	p := w.p.Load()
-	if w.sm.Spinning() { // found work: resetspinning (which may wake another)
-		w.sm.ResetSpinning()
+	if w.sm.Load().Spinning() { // found work: resetspinning (which may wake another)
+		w.sm.Load().ResetSpinning()
 		p.stats.spinStops.Add(1)
 	}
 	if t.w != nil {
@@ -312,7 +312,9 @@ func awaitSpawn() { atomicx.Sleep(time.Nanosecond) }
 // execute of a goroutine that exitsyscall0 or Gosched put on the global
 // queue.
 func (e *Executor) resume(x *worker, p *proc, w *worker) {
-	x.sm, w.sm = w.sm, x.sm
+	xm, wm := x.sm.Load(), w.sm.Load()
+	x.sm.Store(wm)
+	w.sm.Store(xm)
 	p.m.Store(w)
 	p.status.Store(own(w.id, pSched))
 	w.p.Store(p)
@@ -333,7 +335,7 @@ func (e *Executor) giveUpP(w *worker) {
 	w.p.Store(nil)
 	p.stats.handoffs.Add(1)
 	e.event(EventHandoff, p.id, w, 0)
-	w.sm.HandoffP()
+	w.sm.Load().HandoffP()
 }
 
 // reacquire gets a P for w's task, which holds none (after Blocking, or
@@ -345,7 +347,7 @@ func (e *Executor) reacquire(w *worker) {
 	if w.p.Load() != nil {
 		return
 	}
-	if w.sm.AcquireP() {
+	if w.sm.Load().AcquireP() {
 		e.takeP(w)
 		e.startSlice(w)
 		return
@@ -436,7 +438,7 @@ func (e *Executor) retake(w *worker, p *proc, s uint32) bool {
 	p.m.Store(nil)
 	p.stats.retakes.Add(1)
 	e.event(EventRetake, p.id, w, 0)
-	w.sm.HandoffP()
+	w.sm.Load().HandoffP()
 	w.lent.Add(-1)
 	return true
 }
