@@ -22,8 +22,8 @@
 //	IdleMask.Clear           pMask.clear (pidleget)   Clear: an idle P is taken again
 //	Stealer.Pass             stealWork's inner loop   Pass: Visit each P, StealHalf from the others
 //	Stealer.Steal            stealWork (its stealing) Steal: StealTries passes, runnext on the last
-//	Queue.StealHalf          runqsteal + runqgrab     StealHalf: one step (the queue's own spec
-//	                                                  is Runnext.tla and Ring.tla)
+//	Queue.StealHalf          runqsteal + runqgrab     StealHalf: StealLoad, StealCAS, StealPublish
+//	                                                  (the queue's own spec is Runnext.tla and Ring.tla)
 //
 // stealWork's timer stealing, its GC check and its spinning bookkeeping are
 // not here: timers and GC do not exist in schedkit, and spinning is the
@@ -53,17 +53,73 @@
 // Pass at once, each for its own P. Only P self's owner may steal into
 // ps[self] (Queue.StealHalf's rule for its destination).
 //
+// What a Steal that returns nil means, and no more: its last pass (with
+// stealNext) visited every other P once and found each, at the instant it
+// looked, idle (so empty: only a P whose queue is empty goes idle) or
+// empty, ring and runnext slot. A P looked at early in the pass may get
+// work before the pass ends, and the rest of a half in flight between a
+// victim and another thief (after the victim's CAS, before that thief's
+// tail store) is in no ring, so a round can return nil while work exists,
+// as stealWork can. Steal.tla states each part as an invariant
+// (PassComplete, VisitsEachOnce, NeverFromSelf, RunnextPassMade,
+// RunnextOnlyOnLastPass, NoWorkMissed, StealNilOnlyWhenEmpty).
+//
+// # Misuse
+//
+// A thief number out of range, a nil random source, and IdleMask's Set or
+// Clear on a nil mask or a P out of range panic naming the call; a bad P
+// count or a mask of another size is an error of the constructor. What cannot be checked cheaply is not: Order.Reset while
+// thieves use the Order is a data race; a goroutine other than P self's
+// owner stealing into ps[self], or two thieves stealing into one P at once,
+// write the same slots of its ring and lose or duplicate tasks (runnext's
+// checked build, -tags schedkit_checked, panics on it instead); setting a
+// P idle while its queue holds work hides that work from every thief until
+// Clear.
+//
+// # Properties and the tests that fail when they break
+//
+//	the order is a permutation for every P count; every start and coprime stride is reachable
+//	    TestOrderIsAPermutationForEveryPCount, TestOrderStartWrapsAroundTheStrides,
+//	    TestScenarios/strides-of-six, TestPermutationCheckerCatchesAStrideThatIsNotCoprime
+//	a pass visits each other P once, never self, skipping only Ps idle at its turn
+//	    TestStealingModel, TestPassFollowsTheOrder, TestIdleVictimsAreSkipped,
+//	    TestExploreStealing (pass shapes), TestStressExactlyOnce (pass shapes),
+//	    TestScenarios/pass-visits-every-P, never-from-self, busy-P-is-visited
+//	StealTries passes, stealNext on the last only, one random number per pass
+//	    TestRunnextOnlyOnTheLastPass, TestStealReturnsNilWhenEveryoneIsEmpty,
+//	    TestStealingModel, TestScenarios/runnext-on-the-last-pass
+//	at most half of one victim's ring, rounded up, or its runnext task
+//	    TestStealTakesHalfOfTheOnlyBusyVictim, TestExploreStealing,
+//	    TestExploreThievesStealFromEachOther
+//	a Steal returns nil only as described above
+//	    TestExploreStealing (nil only when empty), TestExploreThievesStealFromEachOther,
+//	    TestBrokenStealersFailExploration (a victim whose steal rounds down)
+//	nothing lost or duplicated, thieves at once, thieves that are victims
+//	    TestStressExactlyOnce, TestExploreStealing, TestExploreThievesStealFromEachOther
+//	the idle mask: concurrent Set and Clear of bits of one word lose nothing
+//	    TestExploreIdleMask, TestScenarios/two-sets-in-one-word
+//	the idle mask: Set twice is once, a nil mask reads not idle, bad input panics
+//	    TestIdleMask, TestIdleMaskBadInput
+//	New copies the Ps and checks the counts; misuse panics naming the call
+//	    TestNewCopiesThePs, TestNewRejectsBadPCounts, TestNewRejectsAMaskOfAnotherSize,
+//	    TestStealAndPassPanicOnABadThief, TestOrderResetBadCounts,
+//	    TestOrderStartWithoutResetPanics, TestOrderCoprimesIsACopy
+//
 // # Verification
 //
 // Each rung of the ladder in DESIGN.md has its file: order_test.go and
 // stealer_test.go (units; the order is a permutation for every P count in
-// 1..256, every start and every coprime stride), model_test.go (a rapid
+// 1..256, every start and every coprime stride), scenarios_test.go (fixed
+// scenarios, one per seeded mutation's shape), model_test.go (a rapid
 // state machine of fake Ps against a sequential model of the passes),
 // ../fuzz/stealing_fuzz_test.go (FuzzStealing), stress_test.go (race
-// detector, real runnext queues, exactly-once counting), explore_test.go
-// (every interleaving of two thieves and an owner over 3 Ps, under -tags
-// schedcheck), linearize_test.go (porcupine), ../proofs/tla/Steal.tla (TLC),
-// and killmatrix_test.go: mutation.go seeds four faults into this code as
+// detector, real runnext queues, exactly-once counting, a watchdog per
+// run), explore_test.go (every interleaving of two thieves and an owner
+// over 3 Ps, of two thieves that are each other's victims, and of
+// concurrent idle-mask updates, under -tags schedcheck; some at bound 3 in
+// long mode), linearize_test.go (porcupine), ../proofs/tla/Steal.tla (TLC),
+// and killmatrix_test.go: mutation.go seeds seven faults into this code as
 // branches on a constant, dead in a normal build and selectable under
-// -tags schedmutant, and every one must be caught by two checkers.
+// -tags schedmutant, and every one must be caught by two of the checkers
+// whose verdict does not depend on timing (explorer, model, scenarios).
 package stealing

@@ -77,6 +77,10 @@ func (m *IdleMask) Set(p int) {
 	w, bit := m.word(p, "Set")
 	for {
 		old := w.Load()
+		if mutant == idleMaskNoCAS {
+			w.Store(old | bit)
+			return
+		}
 		if old&bit != 0 || w.CompareAndSwap(old, old|bit) {
 			return
 		}
@@ -93,6 +97,10 @@ func (m *IdleMask) Clear(p int) {
 	w, bit := m.word(p, "Clear")
 	for {
 		old := w.Load()
+		if mutant == idleMaskNoCAS {
+			w.Store(old &^ bit)
+			return
+		}
 		if old&bit == 0 || w.CompareAndSwap(old, old&^bit) {
 			return
 		}

@@ -23,6 +23,16 @@ const (
 	// SkipsNonIdle: the idle test is inverted: a pass skips the busy Ps,
 	// where the work is, and looks only at idle ones.
 	skipsNonIdle
+	// PassEndsEarly: a pass stops one position before it has visited every
+	// P, so the last P of its order is never looked at.
+	passEndsEarly
+	// NoRunnextPass: Steal gives up after StealTries-1 passes, so the last
+	// pass, the only one that may take a runnext task, never runs.
+	noRunnextPass
+	// IdleMaskNoCAS: IdleMask.Set and Clear load the word and store it back
+	// changed, without a CAS, so a concurrent change of another P's bit in
+	// the same word is lost.
+	idleMaskNoCAS
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
@@ -33,4 +43,7 @@ var mutationNames = [...]string{
 	runnextEveryPass: "RunnextEveryPass",
 	stealsFromSelf:   "StealsFromSelf",
 	skipsNonIdle:     "SkipsNonIdle",
+	passEndsEarly:    "PassEndsEarly",
+	noRunnextPass:    "NoRunnextPass",
+	idleMaskNoCAS:    "IdleMaskNoCAS",
 }

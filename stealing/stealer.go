@@ -83,7 +83,11 @@ func (s *Stealer[Q, T]) Steal(self int, rand func() uint32) *T {
 	if rand == nil {
 		panic("stealing: Stealer.Steal called with a nil random source")
 	}
-	for try := range StealTries {
+	tries := StealTries
+	if mutant == noRunnextPass {
+		tries--
+	}
+	for try := range tries {
 		last := try == StealTries-1
 		if t := s.pass(uint32(self), rand(), last || mutant == runnextEveryPass); t != nil {
 			return t
@@ -111,6 +115,9 @@ func (s *Stealer[Q, T]) Pass(self int, r uint32, stealNext bool) *T {
 func (s *Stealer[Q, T]) pass(self, r uint32, stealNext bool) *T {
 	dst := s.ps[self]
 	for e := s.order.Start(r); !e.Done(); e = e.Next() {
+		if mutant == passEndsEarly && e.Next().Done() {
+			break
+		}
 		v := e.Position()
 		if uint32(v) == self && mutant != stealsFromSelf {
 			continue

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/exactlyonce"
+	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/runnext"
 	"github.com/schedkit/schedkit/stealing"
 )
@@ -109,8 +110,11 @@ type stressP struct {
 //
 // Loss does not hang the harness: when every goroutine is idle at once
 // with every task made, nothing is in flight, so a count short of items
-// means tasks were lost, and the run stops with that error. A watchdog
-// stops a run past cfg.deadline all the same (a guard, not a measurement).
+// means tasks were lost, and the run stops with that error. A run past
+// cfg.deadline is told to stop and reported as an error (a guard, not a
+// measurement); one that cannot stop even then (a goroutine stuck inside a
+// Steal) is ended a minute later by internal/watchdog, which prints every
+// goroutine's stack and how far the run got.
 func runStress(cfg stressConfig) *stressResult {
 	res := &stressResult{counts: make([]atomic.Int32, cfg.items), consumedBy: make([]int64, cfg.procs)}
 	count := cfg.consume
@@ -299,6 +303,12 @@ func runStress(cfg stressConfig) *stressResult {
 	if deadline == 0 {
 		deadline = 2 * time.Minute
 	}
+	stopWatchdog := watchdog.Start(fmt.Sprintf("stealing stress (seed %d, %d items, %d Ps)", cfg.seed, cfg.items, cfg.procs),
+		deadline+time.Minute, func() string {
+			return fmt.Sprintf("%d of %d tasks consumed, %d of %d Ps done making, %d idle, stop %v",
+				consumed.Load(), cfg.items, doneMaking.Load(), cfg.procs, idlers.Load(), stop.Load())
+		})
+	defer stopWatchdog()
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
