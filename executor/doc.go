@@ -100,9 +100,8 @@
 //     to Config.PanicHandler (default: Close returns them). A task that
 //     calls runtime.Goexit ends its goroutine, and its M continues on a new
 //     one.
-//   - A local spawn reads no clock of the executor's own and allocates
-//     nothing once its P has recycled records (runnext's PutNext stamps the
-//     time for the steal delay until the thief-side delay lands there).
+//   - A local spawn reads no clock (the steal delay is the thief's to
+//     wait) and allocates nothing once its P has recycled records.
 //   - Stats reads per-P atomic counters, written by their P's holder: no
 //     lock on any path an M takes.
 //
@@ -121,6 +120,7 @@
 //	a handoff sees the P's local work                   starvation_test.go TestLocalSpawnThenBlock
 //	nested fork-join on every P of 1 and 2 Ps           starvation_test.go TestForkJoinNestedOnEveryP
 //	local spawn allocates nothing                       alloc_test.go
+//	local spawn reads no clock                          clock_schedcheck_test.go (-tags schedcheck)
 //	panics to the group, the handler, or Close          executor_test.go
 //	Shutdown: drops and counts at the deadline, never   shutdown_test.go (testing/synctest)
 //	  runs a dropped task, Close waits for the rest
