@@ -23,7 +23,8 @@
 // removed (Without) must pass, so no other invariant or property rejects it.
 // A mutant without the line is judged by the old rule: any rejection. The
 // re-run (Checker.OnlyRerun) about doubles a mutant's time; the callers do it
-// in long mode.
+// in long mode, and Check does it in any mode where TLC reported a temporal
+// violation without naming which of several properties failed.
 //
 // Long mode (Checker.Long; LongEnv for `go test ./proofs/tla/`) runs the
 // _long configs beside the others.
@@ -40,6 +41,7 @@
 //	Expect: one name, one line, only on a mutant, one it checks     TestParseExpect, TestModelsRejectsABadExpect
 //	Expect judged: the name TLC reports, or a checked property      TestExpectMet, TestCheckOnlyItRejectsWithTLC
 //	only it: the config without the name must pass                  TestWithout, TestJudgeOnly, TestCheckOnlyItRejectsWithTLC
+//	an unnamed temporal violation among several is re-run anyway     TestCheckOnlyItRejectsWithTLC
 //	long mode runs _long configs, default mode leaves them out      TestModelsLongAndExpect, TestLongFromEnv, TestCheckOnlyItRejectsWithTLC
 //	comments are not names                                          TestInvariantsAndPropertiesSkipComments, TestPropertiesReadsTheConfigsTemporalProperties
 //	nothing is written beside the spec; a runaway run is stopped    TestCheckAllTiny, TestRunTimeout

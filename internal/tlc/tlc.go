@@ -258,6 +258,7 @@ type Result struct {
 	ExitCode     int           // TLC's exit code; -1 when it did not exit by itself
 	Outcome      Outcome       // what the exit code means
 	Violated     string        // the invariant or property TLC reported, if it named one
+	Unnamed      bool          // a temporal violation TLC named nothing for: Violated lists the config's properties
 	Duration     time.Duration // wall time of the TLC run
 	Tail         string        // the last lines of TLC's output
 	Only         *Result       // the re-run without Expect that must pass; nil when not run
@@ -349,10 +350,14 @@ func (c Checker) Run(ctx context.Context, m Model) Result {
 
 // Check is Run, followed for a rejected mutant with an Expect line (when
 // OnlyRerun) by the run of its config without that name (Without), which
-// must pass (JudgeOnly).
+// must pass (JudgeOnly). Without OnlyRerun the re-run is still done where
+// the first run cannot tell which property failed (a temporal violation
+// TLC named nothing for, in a config with more than one property): it is
+// then what shows that Expect's is the one.
 func (c Checker) Check(ctx context.Context, m Model) Result {
 	r := c.Run(ctx, m)
-	if !r.OK || m.Expect == "" || !c.OnlyRerun {
+	ambiguous := r.Unnamed && strings.Contains(r.Violated, ",")
+	if !r.OK || m.Expect == "" || !(c.OnlyRerun || ambiguous) {
 		return r
 	}
 	only, ok, reason := c.runWithout(ctx, m)
@@ -479,6 +484,7 @@ func (c Checker) run(ctx context.Context, m Model) (r Result, s Stats, ok bool) 
 		// TLC says only "Temporal properties were violated": name the
 		// config's properties, one of which failed.
 		r.Violated = strings.Join(Properties(m.Config), ",")
+		r.Unnamed = true
 	}
 	return r, s, true
 }
