@@ -1,6 +1,10 @@
 package lfq
 
-import "github.com/schedkit/schedkit/internal/atomicx"
+import (
+	"unsafe"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+)
 
 // RingN is a ring with the slot array A, for tests: the same code as Ring
 // (which is RingN with Size slots), small enough that a few steps fill,
@@ -33,6 +37,9 @@ func (r *RingN[T, A]) SetIndices(i uint32) { r.q.setIndices(i) }
 
 // Indices returns the ring's head and tail.
 func (r *RingN[T, A]) Indices() (head, tail uint32) { return r.q.head.Load(), r.q.tail.Load() }
+
+// Tail returns the ring's tail.
+func (r *RingN[T, A]) Tail() uint32 { return r.q.tail.Load() }
 
 // Contents returns the queued items, oldest first; see the function.
 func (r *RingN[T, A]) Contents() []*T { return r.q.contents() }
@@ -79,3 +86,12 @@ func Indices[T any](r *Ring[T]) (head, tail uint32) { return r.q.head.Load(), r.
 // Contents returns the items between head and tail, oldest first, without
 // consuming them. Tests only, with no concurrent caller.
 func Contents[T any](r *Ring[T]) []*T { return r.q.contents() }
+
+// SlotArray is the constraint on RingN's slot array.
+type SlotArray[T any] = slotArray[T]
+
+// HeadAddr, TailAddr and SlotAddr are the addresses of the ring's cells,
+// as an atomicx hook sees them.
+func (r *RingN[T, A]) HeadAddr() uintptr         { return uintptr(unsafe.Pointer(&r.q.head)) }
+func (r *RingN[T, A]) TailAddr() uintptr         { return uintptr(unsafe.Pointer(&r.q.tail)) }
+func (r *RingN[T, A]) SlotAddr(i uint32) uintptr { return uintptr(unsafe.Pointer(r.q.slot(i))) }

@@ -2,6 +2,7 @@ package lfq
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/schedkit/schedkit/internal/atomicx"
 )
@@ -36,8 +37,12 @@ type ring[T any, A slotArray[T]] struct {
 	slots A
 }
 
-// size is the number of slots, a constant in each instantiation.
-func (r *ring[T, A]) size() uint32 { return uint32(len(r.slots)) }
+// size is the number of slots, a constant in each instantiation. Not
+// len(r.slots): with a type parameter's array, len evaluates its operand,
+// a plain read of every slot that races with the atomic writes.
+func (r *ring[T, A]) size() uint32 {
+	return uint32(unsafe.Sizeof(r.slots) / unsafe.Sizeof(r.slots[0]))
+}
 
 func (r *ring[T, A]) slot(i uint32) *atomicx.Pointer[T] { return &r.slots[i%r.size()] }
 

@@ -1,13 +1,16 @@
 package lfq_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/schedkit/schedkit/internal/exactlyonce"
+	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -70,7 +73,22 @@ func runStress(cfg stressConfig) *stressResult {
 	}
 	var ownerDone atomic.Bool
 	var steals, fromThief atomic.Int64
+	var progress atomic.Int64 // items the owner has handed to the ring so far
 	var wg sync.WaitGroup
+
+	// A lost wakeup or a livelock here would otherwise surface as the test
+	// binary's 10-minute timeout; the watchdog names the run and prints
+	// every goroutine's stack and how far the run got.
+	stop := watchdog.Start(fmt.Sprintf("lfq stress seed %d (%d items, %d thieves)", cfg.seed, cfg.items, cfg.thieves),
+		stressDeadline(), func() string {
+			consumed := 0
+			for i := range res.counts {
+				consumed += int(res.counts[i].Load())
+			}
+			return fmt.Sprintf("owner put %d of %d items, done %v; %d consumptions counted; owner's ring holds %d",
+				progress.Load(), cfg.items, ownerDone.Load(), consumed, owner.Len())
+		})
+	defer stop()
 
 	for k := 1; k <= cfg.thieves; k++ {
 		wg.Add(1)
@@ -137,6 +155,7 @@ func runStress(cfg stressConfig) *stressResult {
 		}
 	}
 	for next < cfg.items {
+		progress.Store(int64(next))
 		if rng.IntN(64) == 0 {
 			runtime.Gosched() // on few cores, let the thieves run mid-stream
 		}
@@ -196,6 +215,15 @@ func runStress(cfg stressConfig) *stressResult {
 func checkExactlyOnce(counts []atomic.Int32) error { return exactlyonce.Check(counts) }
 
 const stressThieves = 3
+
+// stressDeadline is how long one run may take before its watchdog fires:
+// generous, since the machine may be loaded.
+func stressDeadline() time.Duration {
+	if testing.Short() {
+		return 60 * time.Second
+	}
+	return 5 * time.Minute
+}
 
 func stressItems() int {
 	if testing.Short() {
