@@ -127,6 +127,7 @@
 //	a Wait runs its own queued child at once            scenarios_test.go TestWaitHelps
 //	61 ticks beside a local burst and a local tree      scenarios_test.go TestFairnessBurst, TestFairnessTree
 //	no lost wakeup for a submit made by a task          scenarios_test.go TestSubmitFromTaskWhileSpinnerWaits
+//	a Task whose P was retaken spawns globally          scenarios_test.go TestSpawnAfterRetakeGoesGlobal
 //	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant)
 //
 // The explorer on the composed loop and proofs/tla/Executor.tla come with

@@ -38,6 +38,8 @@ var killConfig = killmatrix.Config{
 		{Name: "fairtree", Deterministic: true, Run: bubbles(fairnessTree)},
 		{Name: "allocs", Deterministic: true, Run: localSpawnAllocs},
 		{Name: "chain", Deterministic: true, Run: chainAllocs},
+		{Name: "retaken", Deterministic: true, Run: bubbles(spawnAfterRetake(false))},
+		{Name: "retaken2", Deterministic: true, Run: bubbles(spawnAfterRetake(true))},
 		{Name: "stress", Run: killByStress},
 	},
 }

@@ -29,6 +29,10 @@ const (
 	// NoRecordReuse: a finished task's record is not kept for the P's next
 	// spawn (gfput drops it), so every local spawn allocates.
 	noRecordReuse
+	// SpawnIgnoresOwnership: a local spawn uses the P its worker last held
+	// without taking the P's status word, so a task whose P sysmon took
+	// puts its child in a queue that is no longer its own.
+	spawnIgnoresOwnership
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -39,4 +43,6 @@ var mutationNames = [...]string{
 	noRecheck:      "NoRecheck",
 	noFairnessTick: "NoFairnessTick",
 	noRecordReuse:  "NoRecordReuse",
+
+	spawnIgnoresOwnership: "SpawnIgnoresOwnership",
 }

@@ -160,6 +160,57 @@ func submitFromTaskWhileSpinnerWaits(viaGroup bool) scenario {
 	}
 }
 
+// spawnAfterRetake: on 1 P, a task holds the P (blocked) until sysmon
+// takes it for a task queued behind, then spawns a child. Its P is no
+// longer its own (idle again, or busy with a task of another M, also
+// blocked), so the child must go to the global queue, not into that P's
+// runnext slot: no task of the run may come out of a runnext slot.
+func spawnAfterRetake(busy bool) scenario {
+	return func(t *testing.T) error {
+		e, err := executor.New(executor.Config{Procs: 1})
+		if err != nil {
+			return err
+		}
+		started := make(chan struct{})
+		childRan := make(chan struct{})
+		if err := e.Go(func(t executor.Task) {
+			close(started)
+			time.Sleep(5 * executor.DefaultSlice) // sysmon retakes meanwhile
+			t.Go(func(executor.Task) { close(childRan) })
+		}); err != nil {
+			return err
+		}
+		<-started
+		if err := e.Go(func(executor.Task) {
+			if busy {
+				time.Sleep(10 * executor.DefaultSlice)
+			}
+		}); err != nil {
+			return err
+		}
+		<-childRan
+		if err := e.Close(); err != nil {
+			return err
+		}
+		s := e.Stats().Total
+		if s.Retakes == 0 {
+			return fmt.Errorf("no retake: the scenario did not take the P from the first task")
+		}
+		if s.RunnextHits != 0 {
+			return fmt.Errorf("a task whose P was retaken spawned into that P's runnext (busy=%v): %+v", busy, s)
+		}
+		return nil
+	}
+}
+
+func TestSpawnAfterRetakeGoesGlobal(t *testing.T) {
+	for _, busy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("busy=%v", busy), func(t *testing.T) {
+			require.NoError(t, inBubble(t, spawnAfterRetake(busy)))
+		})
+	}
+}
+
 func TestWaitHelps(t *testing.T) { require.NoError(t, inBubble(t, waitHelps)) }
 
 func TestFairnessBurst(t *testing.T) { require.NoError(t, inBubble(t, fairnessBurst)) }

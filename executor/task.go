@@ -77,7 +77,7 @@ func (t Task) stale(call string) {
 func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Group) {
 	if p := w.p.Load(); p != nil {
 		me := own(w.id, pTask)
-		if p.status.CompareAndSwap(me, own(w.id, pSpawn)) {
+		if mutant == spawnIgnoresOwnership || p.status.CompareAndSwap(me, own(w.id, pSpawn)) {
 			t := p.gfget()
 			t.fn, t.gfn, t.g = fn, gfn, g
 			if e.gqOnly {
@@ -89,7 +89,9 @@ func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Grou
 			if spill := p.q.PutNext(t, p.spill[:0]); len(spill) != 0 {
 				e.overflow(w, p, spill)
 			}
-			p.status.Store(me)
+			if mutant != spawnIgnoresOwnership {
+				p.status.Store(me)
+			}
 			e.wakeIfIdle()
 			return
 		}
