@@ -223,6 +223,8 @@ func ivGlobalQSeeds() []ivGlobalQProg {
 		{pre: 5, threads: [][]fuzz.Step{{s(ivgPutBatch, 2), s(ivgLen, 0)}, {s(ivgGetBatch, 3+4)}, {s(ivgGetBatch, 3+8), s(ivgGet, 0)}}, schedule: []byte{0x19, 0x02, 0x09, 0x01}},
 		// Across a chunk boundary.
 		{pre: 253, threads: [][]fuzz.Step{{s(ivgPutBatch, 2), s(ivgGet, 0)}, {s(ivgGetBatch, 3), s(ivgLen, 0)}}, schedule: []byte{0x21, 0x01}},
+		// A Get of the last item against a Len.
+		{pre: 1, threads: [][]fuzz.Step{{s(ivgGet, 0), s(ivgEmpty, 0)}, {s(ivgLen, 0), s(ivgGetBatch, 0)}}},
 		// Two puts race for the length cell.
 		{pre: 1, threads: [][]fuzz.Step{{s(ivgPut, 0), s(ivgGet, 0)}, {s(ivgPut, 0), s(ivgLen, 0)}}, schedule: []byte{0x11, 0x01, 0x01}},
 	}

@@ -5,6 +5,7 @@ package fuzz_test
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/schedkit/schedkit/globalq"
@@ -16,8 +17,9 @@ import (
 )
 
 // With -tags schedmutant, SCHEDKIT_MUTATION=<Name> runs every target of
-// this binary on the component fault of that name (mutation names are
-// distinct across components), to watch a target find it; an unknown name
+// this binary on the component fault of that name, to watch a target find
+// it; a name two components use (GetSkipsLast) must say which, as
+// <component>.<Name> (globalq.GetSkipsLast). An unknown or ambiguous name
 // exits with status 2.
 func init() {
 	name := os.Getenv(mutation.EnvVar)
@@ -30,18 +32,41 @@ func init() {
 	}
 }
 
-// setAnyMutation selects the mutation called name in whichever component
-// has it, and returns the function that restores the real code.
+// ivComponents are the components' mutation setters, by package name.
+var ivComponents = []struct {
+	name string
+	list func() []string
+	set  func(string) (func(), error)
+}{
+	{"lfq", lfq.Mutations, lfq.SetMutation},
+	{"runnext", runnext.Mutations, runnext.SetMutation},
+	{"globalq", globalq.Mutations, globalq.SetMutation},
+	{"stealing", stealing.Mutations, stealing.SetMutation},
+	{"spinning", spinning.Mutations, spinning.SetMutation},
+}
+
+// setAnyMutation selects the mutation called name ("<Name>" if only one
+// component has one of that name, else "<component>.<Name>"), and returns
+// the function that restores the real code.
 func setAnyMutation(name string) (restore func(), err error) {
-	var errs []string
-	for _, set := range []func(string) (func(), error){
-		lfq.SetMutation, runnext.SetMutation, globalq.SetMutation, stealing.SetMutation, spinning.SetMutation,
-	} {
-		restore, err := set(name)
-		if err == nil {
-			return restore, nil
-		}
-		errs = append(errs, err.Error())
+	component, short, qualified := strings.Cut(name, ".")
+	if !qualified {
+		short = name
 	}
-	return nil, fmt.Errorf("fuzz: %s names no component's mutation:\n  %s", name, strings.Join(errs, "\n  "))
+	var owners []string
+	var set func(string) (func(), error)
+	for _, c := range ivComponents {
+		if (qualified && c.name != component) || !slices.Contains(c.list(), short) {
+			continue
+		}
+		owners = append(owners, c.name)
+		set = c.set
+	}
+	switch len(owners) {
+	case 0:
+		return nil, fmt.Errorf("fuzz: no component has a mutation named %q", name)
+	case 1:
+		return set(short)
+	}
+	return nil, fmt.Errorf("fuzz: mutation %q is in %s: say which, as %s.%s", name, strings.Join(owners, " and "), owners[0], short)
 }

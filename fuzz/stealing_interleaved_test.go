@@ -240,6 +240,19 @@ func (p ivStealingProg) build() explore.Run {
 		if m.err != nil {
 			return m.err
 		}
+		// Each P's bit ends as its own last Set or Clear left it: the
+		// Ps share the mask's word.
+		for v := range ivStealPs {
+			want := m.idle0[v]
+			for _, op := range m.masks {
+				if op.p == v {
+					want = op.idle
+				}
+			}
+			if got := idle.Read(v); got != want {
+				return fmt.Errorf("idle mask: P%d reads idle %v at the end, but its last Set or Clear made it %v", v, got, want)
+			}
+		}
 		for i, q := range m.qs {
 			for k, t := range q.Drain(nil) {
 				m.fail(h.took(t, i, never, never, k, fmt.Sprintf("final Drain of P%d", i)))
