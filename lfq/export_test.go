@@ -95,3 +95,18 @@ type SlotArray[T any] = slotArray[T]
 func (r *RingN[T, A]) HeadAddr() uintptr         { return uintptr(unsafe.Pointer(&r.q.head)) }
 func (r *RingN[T, A]) TailAddr() uintptr         { return uintptr(unsafe.Pointer(&r.q.tail)) }
 func (r *RingN[T, A]) SlotAddr(i uint32) uintptr { return uintptr(unsafe.Pointer(r.q.slot(i))) }
+
+// EnterOwner marks an owner call (Get) as running on r until exit is
+// called, as a goroutine inside Get would: in a schedkit_checked build
+// every other owner call on r panics meanwhile. In a normal build it does
+// nothing.
+func EnterOwner[T any](r *Ring[T]) (exit func()) {
+	r.q.guard.enter(callGet)
+	return r.q.guard.exit
+}
+
+// EnterStealInto marks a StealHalf into r as running, as EnterOwner does.
+func EnterStealInto[T any](r *Ring[T]) (exit func()) {
+	r.q.guard.enter(callStealHalf)
+	return r.q.guard.exit
+}
