@@ -74,11 +74,21 @@
 // runs is misuse the executor cannot detect, but cannot corrupt a queue
 // either: every queue access through a Task holds the status word.
 //
+// A task that lost its P to sysmon runs on without one, since nothing can
+// preempt it: while it runs, it is a task beyond the Procs that hold Ps
+// (as a goroutine in a system call is in the runtime). It takes a P again
+// at its next Blocking or Yield, or in a Wait that has to sleep.
+//
 // A task waiting for a P (after Blocking, in Yield, in a Wait that found
 // nothing to run) parks on its worker's note; its resume token (a record in
 // the worker) sits in a queue, and the M that runs it hands over its P by
 // swapping spinning.Ms with the waiting worker: spinning's accounting moves
 // with the P.
+//
+// A Group has errgroup's shape except that its funcs take the Task, as
+// every task's func does, so that they can spawn and make groups of their
+// own: g.Go(func(executor.Task) error { return f() }) adapts an errgroup
+// func.
 //
 // # Invariants
 //
@@ -128,7 +138,9 @@
 //	61 ticks beside a local burst and a local tree      scenarios_test.go TestFairnessBurst, TestFairnessTree
 //	no lost wakeup for a submit made by a task          scenarios_test.go TestSubmitFromTaskWhileSpinnerWaits
 //	a Task whose P was retaken spawns globally          scenarios_test.go TestSpawnAfterRetakeGoesGlobal
-//	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant)
+//	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant):
+//	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
+//	                                                    NoRecordReuse, SpawnIgnoresOwnership
 //
 // The explorer on the composed loop and proofs/tla/Executor.tla come with
 // a later step: every shared access of the executor's own state already
