@@ -23,8 +23,8 @@
 //	M.DropSpinning      findRunnable (wasSpinning) DropSpinning   decrement, barrier, re-check, maybe re-spin
 //	                    + checkRunqsNoP
 //	M.StopM             stopm, mput, mPark         StopM          park on the idle list until handed a P
-//	M.AcquireP          exitsyscall's pidleget     (not modelled) take an idle P
-//	M.HandoffP          handoffp (spinning part)   (not modelled) give the P to another M, or make it idle
+//	M.AcquireP          exitsyscall's pidleget     AcquireP       take an idle P without spinning
+//	M.HandoffP          handoffp (spinning part)   HandoffP       give the P to another M, or make it idle
 //	Sched.Shutdown      (none)                     (not modelled) wake every parked M to exit
 //
 // An executor's M runs this loop, its findRunnable and schedule:
@@ -45,7 +45,21 @@
 //	}
 //
 // and a submitter calls s.Submit(func() { queue.Put(t) }), or puts and then
-// calls s.Wakep().
+// calls s.Wakep(). A task that makes a blocking call gives its P away first
+// and takes one again after, as entersyscallblock and exitsyscall do:
+//
+//	m.HandoffP()
+//	call()                                        // blocks, holding no P
+//	if m.AcquireP() {
+//		go on with the task                       // holding a P again
+//	} else {                                      // none idle: exitsyscallNoP
+//		s.Submit(func() { queue.Put(rest of t) }) // not a bare Put: the Wakep matters
+//		StopM, and on into the loop above
+//	}
+//
+// The task put back must go through Submit (publish, then Wakep): unlike
+// the runtime's findRunnable, ReleaseP does not look at the global queue
+// under the lock, so a bare Put could be missed by every M about to idle.
 //
 // # Invariants
 //
@@ -95,17 +109,52 @@
 // as in the runtime: it is a heuristic that bounds wasted CPU, not a
 // correctness condition, and no invariant above depends on it.
 //
+// # Misuse
+//
+// Calls in the wrong state are detected and panic with a message naming
+// the call: BecomeSpinning, ReleaseP or HandoffP without a P, DropSpinning,
+// StopM or AcquireP holding one, ResetSpinning of a non-spinning M,
+// HandoffP or StopM while spinning, Submit(nil), and a count of spinning Ms
+// or a P made idle twice going wrong (decSpinning, pidleput). What is not
+// detected, and what it does in a normal build:
+//
+//   - An M's methods called from two goroutines at once. Its own fields
+//     (the P it holds, its spinning flag) are plain, so -race reports it;
+//     without -race a P can end up held twice or idle while held, and
+//     nmspinning can drift: a count that goes negative panics, one that
+//     leaks makes Wakep believe a spinner exists and loses wakeups.
+//   - A bare queue put with no Wakep after it (Submit's order, or the put
+//     back after a failed AcquireP): the work may wait beside an idle P
+//     until some M happens to look.
+//   - Config.Work that misses a queue: the drop's re-check and HandoffP
+//     miss that work in the same way. Config.Work or Config.NeedM that
+//     blocks blocks the M that calls it; Config.CheckDead that calls the
+//     Sched deadlocks (it runs under the scheduler lock).
+//   - Ms that block outside the Sched while holding a P (not after
+//     HandoffP): the P is busy for the whole call, and work queued behind
+//     it waits.
+//   - Fewer than Procs Ms able to reach StopM: a waiting handoff holds its
+//     P until NeedM's M arrives.
+//
 // # Verification
 //
 // Unit tests; a rapid state machine against a sequential model (counters,
-// stacks of idle Ps and Ms, the waiting handoffs, a queue count); the fuzz
-// target FuzzSpinning; a stress test with real goroutines as Ms over lfq
-// rings and a global queue, which runs every task exactly once and ends
-// every round with every M parked and nothing queued; the explorer on the
-// real code (lost wakeups show as a deadlock: every thread parked while work
-// waits); TLC on Spinning.tla, with the liveness property that work and an
-// idle P do not coexist forever; and the kill matrix over the seeded
-// mutations of mutation.go.
+// stacks of idle Ps and Ms, the waiting handoffs, a queue count); fixed
+// scenarios (scenarios_test.go), one aimed at each step a seeded mutation
+// breaks; the fuzz target FuzzSpinning; a stress test with real goroutines
+// as Ms over lfq rings and a global queue, which runs every task exactly
+// once and ends every round with every M parked and nothing queued, under a
+// watchdog; the explorer on the real code (lost wakeups show as a deadlock:
+// every thread parked while work waits), in the shapes of explore_test.go:
+// a submission against parked Ms, two submitters (two Wakeps at once),
+// a spinner dropping against one and two submitters, the last spinner's
+// wakeup, needspinning, HandoffP against a submission and against a Wakep
+// for the only P, and AcquireP without spinning against the drop's
+// re-check, some at preemption bound 3 in long mode; TLC on Spinning.tla,
+// with WorkConserving (no lost wakeup) and AllTasksDone (every task ends
+// when tasks end); and the kill matrix over the seeded mutations of
+// mutation.go, where the explorer, the model and the scenarios count
+// (deterministic) and stress and linearizability are shown beside them.
 //
 // Linearizability (internal/linearize) is checked for the idle P set with
 // its counter (AcquireP, ReleaseP, NPIdle): those are single critical
@@ -116,5 +165,49 @@
 // can observe a state no sequential order produces. What matters there is
 // that no wakeup is lost, which the explorer and TLC check instead.
 //
-// A zero Sched is not usable; call New.
+// # Properties and their tests
+//
+// Each property stated here or in a doc comment, and the tests that fail
+// when it breaks (TLC's names in Spinning.tla; a broken variant each test
+// is shown to catch, in brackets):
+//
+//	counts backed by a P <= Procs, 0 <= nmspinning   Validate after every step of TestSpinningModel and every
+//	                                                  explorer execution; TestValidateCatchesBrokenStates; TLC SpinningBounds
+//	an M spins iff it is counted                     Validate; TestScenarios "ResetSpinning uncounts the M" [CountLeak];
+//	                                                  TLC SpinningCounted [CountLeak]
+//	npidle = |idle set|, each P in one place         Validate; linearizeSpinning (AcquireP, ReleaseP, NPIdle); TLC PConservation
+//	idle list = Ms parked and not handed a P;        TestSpinningModel (a parked M is never woken unless the model
+//	  StartM wakes an M exactly once                   says so); Validate; TLC IdleMs
+//	no lost wakeup                                   TestExploreSpinning (every shape) [every mutation];
+//	                                                  TestStressExactlyOnce [TestStressCheckerCatchesBrokenVariants];
+//	                                                  TLC WorkConserving [every mutant but CountLeak, EndlessTasks]
+//	every submitted task ends when tasks end         TLC AllTasksDone [EndlessTasks]
+//	Submit publishes before it wakes                 TestSubmitPublishesBeforeWaking; TestScenarios; the model's Submit
+//	                                                  [WakepBeforePublish, TestSpinningModelCatchesBrokenVariants]
+//	one Wakep starts at most one spinner             TestWakepStartsAtMostOneSpinner [WakepEveryIdleP];
+//	                                                  TestExploreWakepOnce [TestExploreWakepOnceCatchesLoadAdd]
+//	the last spinner to find work starts another     TestResetSpinningOfTheLastSpinnerWakesAnother; TestScenarios;
+//	                                                  explorer last-spinner-wakes [NoWakeOnLastSpinner]
+//	the drop re-checks after its decrement           TestDropSpinning; TestScenarios; explorer drop-vs-submit [DropWithoutRecheck]
+//	work and no idle P sets needspinning (Wakep,     TestWakepWithNoIdlePSetsNeedSpinning; TestScenarios "the drop sets
+//	  the drop), which ReleaseP and HandoffP answer    needspinning", "ReleaseP answers needspinning", "HandoffP answers
+//	                                                   needspinning"; explorer needspinning, acquire-vs-drop,
+//	                                                   handoff-vs-wakep [NoNeedSpinning, DropNoNeedSpinning,
+//	                                                   HandoffNoNeedSpinning]
+//	HandoffP: work -> a non-spinning M; no spinner   TestHandoffP; the model's HandoffP
+//	  and no idle P -> a spinner; else idle
+//	the spinning rule 2*nmspinning < Procs-npidle    TestSpinningRule; the model's BecomeSpinning
+//	a waiting handoff: the next StopM takes it       TestWakepWithNoIdleMLeavesAHandoff; the model's StopM
+//	  without sleeping; NeedM is called
+//	Config.Work is called without the lock           TestExploreWorkWithoutLock [TestExploreWorkWithoutLockCatchesWorkUnderLock]
+//	CheckDead on every park, with (idle, total)      TestCheckDeadSeesEveryMPark; TestStopM
+//	Shutdown wakes parked Ms with false, later       TestShutdown; the model's Shutdown
+//	  StopMs return false, handoffs give their Ps
+//	  back, Wakep starts nothing; idempotent
+//	AcquireP takes the P made idle last, or none     TestAcquireP; TestReleaseP; linearizeSpinning
+//	misuse panics naming the call                    the model's Misuse action; the PanicsWithValue assertions of sched_test.go
+//	New rejects a bad Config                         TestNewRejectsBadConfig
+//
+// A zero Sched is not usable; call New. It has no Ps: no M of it ever gets
+// one.
 package spinning

@@ -378,8 +378,8 @@ func (m *M) DropSpinning() bool {
 // HandoffP) hands it a P, and returns true holding that P, spinning if the
 // starter asked for a spinner. If a handoff is already waiting for an M it
 // takes it without sleeping. After Shutdown it returns false at once, or
-// when Shutdown wakes it: the M should exit. It sleeps on the M's note: no
-// spinning, no goroutine per wakeup. It mirrors stopm, mput and mPark.
+// when Shutdown wakes it: the M should exit. It sleeps on the M's note
+// (atomicx.Note) without spinning. It mirrors stopm, mput and mPark.
 //
 // StopM panics if the M holds a P or is spinning.
 func (m *M) StopM() bool {
@@ -441,8 +441,10 @@ func (m *M) stopEnd() bool {
 }
 
 // AcquireP takes an idle P for an M that holds none, as an M returning from
-// a blocking call does, and reports whether it got one. It mirrors the
-// pidleget of exitsyscall's slow path.
+// a blocking call does, and reports whether it got one; the M does not
+// spin. With none idle, the caller puts its task back with Submit (not a
+// bare put: see the package documentation) and parks in StopM. It mirrors
+// the pidleget of exitsyscall's slow path, and exitsyscallNoP.
 //
 // AcquireP panics if the M already holds a P.
 func (m *M) AcquireP() bool {
@@ -462,8 +464,11 @@ func (m *M) AcquireP() bool {
 // HandoffP gives the M's P away before the M blocks outside the executor:
 // if Config.Work reports work, the P goes to another M (StartM); else, if no
 // M spins and no P is idle, to a new spinning M; else it becomes idle, or,
-// if needspinning is set, goes to a new spinning M after all. The M then
-// holds no P. It mirrors the spinning part of handoffp.
+// if needspinning is set, goes to a new spinning M after all (an M found
+// work and no idle P for it: this P serves it). The M then holds no P. It
+// mirrors the spinning part of handoffp, which also looks at the global
+// queue under the lock; here needspinning covers that, because work is
+// always put through Submit.
 //
 // HandoffP panics if the M holds no P or is spinning.
 func (m *M) HandoffP() {
