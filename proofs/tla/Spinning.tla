@@ -4,364 +4,579 @@
 (* after "Worker thread parking/unparking" in the runtime's proc.go        *)
 (* (wakep, startm, resetspinning, findRunnable's spinning rule and its     *)
 (* drop-and-recheck, checkRunqsNoP, pidlegetSpinning's needspinning,       *)
-(* stopm). A submitter publishes NTasks tasks to one global queue and      *)
-(* calls Wakep after each; Ms run the executor's loop of spinning/doc.go.  *)
+(* handoffp, exitsyscall's pidleget and exitsyscallNoP, stopm). Several    *)
+(* submitters publish tasks to one global queue, each calling Wakep after  *)
+(* each task; Ms run the executor's loop of spinning/doc.go, and a running *)
+(* task may make a blocking call: its M hands its P off (HandoffP), blocks *)
+(* without a P, and on return takes an idle P (AcquireP) or puts the task  *)
+(* back (Submit) and parks.                                                *)
 (*                                                                         *)
 (* Each Go operation is the TLA+ action of the same name, the disjunction  *)
-(* of its steps, chosen by a program counter: pc[m] for an M's loop and    *)
-(* wpc[a] for a Wakep in progress (by the submitter, or by an M inside     *)
-(* ResetSpinning). Every atomic access that another process can race with *)
-(* is its own step: a load or CAS of nmspinning, a look at the queue, and  *)
-(* each critical section under the scheduler lock.                         *)
+(* of its steps, chosen by a program counter: pc[m] for an M, spc[s] for a *)
+(* submitter, and wpc[a] for a Wakep in progress (by a submitter, by an M  *)
+(* inside ResetSpinning, or by an M putting its task back). Every atomic   *)
+(* access that another process can race with is its own step: each load,  *)
+(* store, add or CAS of nmspinning, npidle or needspinning outside the     *)
+(* lock, each look at the queue, and each critical section under the lock. *)
 (*                                                                         *)
-(* A running task may run forever: Finish has no fairness. That is what    *)
-(* makes a missing wakeup observable as a liveness violation even when the *)
-(* M that holds the work would get to it once its current task ends.       *)
+(* A running task may run forever and a blocking call may never return:  *)
+(* Finish and Unblock have no fairness in Spec. That is what makes a       *)
+(* missing wakeup observable (WorkConserving) even when the M that holds   *)
+(* the work would get to it once its task ends. AllTasksDone assumes their *)
+(* fairness in its antecedent (TasksEnd), so one Spec checks both.         *)
 (*                                                                         *)
 (* Ps are interchangeable, so they are counted, not named: npidle idle Ps, *)
-(* hasP[m], and Ps in flight (handed to a woken M, in a waiting handoff,   *)
-(* or held by a Wakep between taking and handing it). The idle M list is a *)
-(* set: StartM may wake any idle M (the Go code pops the last one), which  *)
-(* only adds behaviours.                                                   *)
+(* Ps held by Ms (HasP, by pc), and Ps in flight (handed to a woken M, in  *)
+(* a waiting handoff, or held by a Wakep between taking and handing it).   *)
+(* The idle M list and the waiting handoffs are stacks, as in the Go code: *)
+(* StartM wakes the M that parked last, StopM takes the handoff left last. *)
 (***************************************************************************)
-EXTENDS Naturals, FiniteSets
+EXTENDS Naturals, FiniteSets, Sequences
 
 CONSTANTS
     Ms,       \* the Ms (model values)
     Procs,    \* the number of Ps
-    NTasks,   \* tasks the submitter submits
-    Sub,      \* the submitter (a model value not in Ms)
+    Subs,     \* the submitters (model values, not Ms)
+    NTasks,   \* tasks each submitter submits
+    NBlocks,  \* blocking calls the tasks make, in all
     Mutant    \* "none" is the real algorithm; any other name breaks one step
 
-\* The broken variants, each the Go mutation (spinning/mutation.go) of the
-\* same name:
-\*   DropWithoutRecheck   DropSpinning parks without re-checking the queue
-\*   WakepBeforePublish   the submitter calls Wakep before it publishes
-\*   NoWakeOnLastSpinner  ResetSpinning does not call Wakep
-\*   CountLeak            ResetSpinning does not decrement nmspinning
-\*   NoNeedSpinning       ReleaseP ignores needspinning
+\* The broken variants. All but EndlessTasks are the Go mutation
+\* (spinning/mutation.go) of the same name:
+\*   DropWithoutRecheck     DropSpinning parks without re-checking the queue
+\*   WakepBeforePublish     Submit calls Wakep before it publishes
+\*   NoWakeOnLastSpinner    ResetSpinning does not call Wakep
+\*   CountLeak              ResetSpinning does not decrement nmspinning
+\*   NoNeedSpinning         ReleaseP ignores needspinning
+\*   DropNoNeedSpinning     DropSpinning's re-check finds work and no idle P
+\*                          and does not set needspinning
+\*   HandoffNoNeedSpinning  HandoffP idles the P without reading needspinning
+\*   EndlessTasks           (the spec only) a task never ends: every P can be
+\*                          busy forever, which WorkConserving cannot see
 Mutants == {"none", "DropWithoutRecheck", "WakepBeforePublish",
-            "NoWakeOnLastSpinner", "CountLeak", "NoNeedSpinning"}
+            "NoWakeOnLastSpinner", "CountLeak", "NoNeedSpinning",
+            "DropNoNeedSpinning", "HandoffNoNeedSpinning", "EndlessTasks"}
 
-ASSUME /\ Ms # {} /\ Sub \notin Ms
+ASSUME /\ Ms # {} /\ Subs # {} /\ Ms \cap Subs = {}
        /\ Procs \in Nat /\ Procs >= 1
        /\ NTasks \in Nat /\ NTasks >= 1
+       /\ NBlocks \in Nat
+       \* Enough Ms that a P never waits for one while others block: the
+       \* executor starts an M on Config.NeedM instead.
+       /\ Cardinality(Ms) >= Procs + NBlocks
        /\ Mutant \in Mutants
 
-Actors == Ms \cup {Sub}
+Actors == Ms \cup Subs
+NTotal == NTasks * Cardinality(Subs)
+WBP == Mutant = "WakepBeforePublish"
 
 VARIABLES
     queue,        \* tasks in the global queue
-    taken,        \* tasks an M took out of it
-    submitted,    \* tasks the submitter published
-    spc,          \* the submitter's program counter
+    done,         \* tasks that ran to their end
+    submitted,    \* tasks the submitters published
+    left,         \* tasks each submitter has still to publish
+    spc,          \* each submitter's program counter
     nmspinning,   \* sched.nmspinning
     npidle,       \* idle Ps: sched.npidle, the size of the idle set
     needspinning, \* sched.needspinning
-    pending,      \* handoffs that found no idle M (all spinning here)
-    midle,        \* the idle M list
-    pc,           \* each M's place in its loop
+    pending,      \* waiting handoffs (startm found no idle M), a stack:
+                  \* TRUE for one whose M is to spin
+    midle,        \* the idle M list, a stack
+    pc,           \* each M's place
     spinning,     \* m.spinning
-    hasP,         \* the M holds a P
+    seen,         \* nmspinning as the spinning rule's first load saw it
+    budget,       \* blocking calls left
     wpc           \* each actor's Wakep in progress
 
-vars == <<queue, taken, submitted, spc, nmspinning, npidle, needspinning,
-          pending, midle, pc, spinning, hasP, wpc>>
+vars == <<queue, done, submitted, left, spc, nmspinning, npidle, needspinning,
+          pending, midle, pc, spinning, seen, budget, wpc>>
 
-MPCs == {"park",     \* asleep in StopM, on midle
-         "woken",    \* StartM handed it a P (to spin) and woke it
-         "look",     \* holds a P: look at the queue (local and global work)
-         "rule",     \* found nothing: BecomeSpinning's rule
-         "steal",    \* spinning: look again (steal)
-         "found",    \* took a task
-         "reset",    \* inside ResetSpinning's Wakep (wpc[m])
-         "run",      \* running the task
-         "release",  \* ReleaseP
-         "drop",     \* DropSpinning: decrement
-         "recheck",  \* DropSpinning: look at the queue
-         "recheckp", \* DropSpinning: found work, take an idle P
-         "stop"}     \* StopM: take a handoff or park
+\* An M's places. Those marked P hold a P; those marked T hold a task.
+MPCs == {"park",     \*      asleep in StopM, on midle
+         "woken",    \*      StartM handed it a P to spin, and woke it
+         "wokenn",   \*      StartM handed it a P not to spin, and woke it
+         "look",     \* P    look at the queue (local and global work)
+         "rule",     \* P    BecomeSpinning: load nmspinning
+         "rule2",    \* P    BecomeSpinning: load npidle, decide
+         "spininc",  \* P    BecomeSpinning: set the flag, add 1
+         "spinclr",  \* P    BecomeSpinning: clear needspinning
+         "steal",    \* P    spinning: look again (steal)
+         "found",    \* P T  a spinning M took a task: ResetSpinning
+         "reset",    \* P T  inside ResetSpinning's Wakep (wpc[m])
+         "run",      \* P T  running the task
+         "hwork",    \* P T  HandoffP: Config.Work
+         "hload",    \* P T  HandoffP: load nmspinning
+         "hload2",   \* P T  HandoffP: load npidle
+         "hcas",     \* P T  HandoffP: CAS nmspinning 0 -> 1
+         "hclr",     \* P T  HandoffP: clear needspinning
+         "hlock",    \* P T  HandoffP: under the lock, needspinning or idle
+         "hstartn",  \* P T  HandoffP: startm(p, false)
+         "hstarts",  \* P T  HandoffP: startm(p, true)
+         "blocked",  \*   T  in the blocking call, no P
+         "acquire",  \*   T  back from it: AcquireP
+         "rqpub",    \*   T  AcquireP failed: Submit's publish of the task
+         "rqwake",   \*      Submit's Wakep (wpc[m])
+         "release",  \* P    ReleaseP
+         "drop",     \*      DropSpinning: clear the flag, subtract 1
+         "recheck",  \*      DropSpinning: look at the queue
+         "recheckp", \*      DropSpinning: found work, take an idle P
+         "dropinc",  \* P    DropSpinning: set the flag, add 1
+         "dropclr",  \* P    DropSpinning: clear needspinning
+         "stop"}     \*      StopM: take a handoff or park
+HoldPCs == {"look", "rule", "rule2", "spininc", "spinclr", "steal", "found",
+            "reset", "run", "hwork", "hload", "hload2", "hcas", "hclr",
+            "hlock", "hstartn", "hstarts", "release", "dropinc", "dropclr"}
+HandoffPCs == {"hwork", "hload", "hload2", "hcas", "hclr", "hlock",
+               "hstartn", "hstarts"}
+TaskPCs == {"found", "reset", "run", "blocked", "acquire", "rqpub"} \cup HandoffPCs
+           \cup (IF WBP THEN {"rqwake"} ELSE {})
+\* The only places where an M may be spinning.
+SpinPCs == {"look", "steal", "found", "release", "drop", "spinclr", "dropclr"}
 WPCs == {"none", "cas", "getp", "startm"}
 SPCs == {"publish", "wakep", "end"}
 
+Set(f, x, v) == [f EXCEPT ![x] = v]
+Range(q) == {q[i] : i \in DOMAIN q}
+Top(q) == q[Len(q)]
+Pop(q) == SubSeq(q, 1, Len(q) - 1)
+
+HasP(m) == pc[m] \in HoldPCs
+HasTask(m) == pc[m] \in TaskPCs
+
 Init ==
-    /\ queue = 0 /\ taken = 0 /\ submitted = 0
-    /\ spc = IF Mutant = "WakepBeforePublish" THEN "wakep" ELSE "publish"
+    /\ queue = 0 /\ done = 0 /\ submitted = 0
+    /\ left = [s \in Subs |-> NTasks]
+    /\ spc = [s \in Subs |-> IF WBP THEN "wakep" ELSE "publish"]
     /\ nmspinning = 0 /\ npidle = Procs /\ needspinning = FALSE
-    /\ pending = 0
-    /\ midle = Ms
+    /\ pending = <<>>
+    /\ midle = CHOOSE q \in [1..Cardinality(Ms) -> Ms] : Range(q) = Ms
     /\ pc = [m \in Ms |-> "park"]
     /\ spinning = [m \in Ms |-> FALSE]
-    /\ hasP = [m \in Ms |-> FALSE]
-    /\ wpc = [a \in Actors |-> IF a = Sub /\ Mutant = "WakepBeforePublish"
-                                THEN "cas" ELSE "none"]
+    /\ seen = [m \in Ms |-> 0]
+    /\ budget = NBlocks
+    /\ wpc = [a \in Actors |-> IF a \in Subs /\ WBP THEN "cas" ELSE "none"]
+
 
 ---------------------------------------------------------------------------
-(* Wakep(a): the CAS of nmspinning from 0 to 1; under the lock, take an    *)
-(* idle P (or set needspinning and give the count back); StartM.           *)
+(* Wakep(a): the CAS of nmspinning from 0 to 1 (the Go code's load before *)
+(* it is folded in: a load that sees non-zero returns as a failed CAS      *)
+(* does); under the lock, take an idle P (or set needspinning and give the *)
+(* count back); StartM. When it is over, its caller goes on to the place   *)
+(* ContPc and ContSpc give.                                                *)
+
+\* Where actor a goes when its Wakep is over.
+SubCont(s) == IF WBP \/ left[s] > 0 THEN "publish" ELSE "end"
+MCont(m) == CASE pc[m] = "reset" -> "run"
+            []   pc[m] = "rqwake" -> IF WBP THEN "rqpub" ELSE "stop"
+ContPc(a) == IF a \in Ms THEN Set(pc, a, MCont(a)) ELSE pc
+ContSpc(a) == IF a \in Subs THEN Set(spc, a, SubCont(a)) ELSE spc
+
+\* startm(p, spin), with the P in hand: hand it to an idle M and wake it
+\* (pc "woken" or "wokenn"), or leave a waiting handoff for the next StopM.
+\* pc1 is pc with the caller's own move already made.
+StartMWith(spin, pc1) ==
+    IF midle # <<>>
+      THEN /\ midle' = Pop(midle)
+           /\ pc' = [pc1 EXCEPT ![Top(midle)] = IF spin THEN "woken" ELSE "wokenn"]
+           /\ UNCHANGED pending
+      ELSE /\ pending' = Append(pending, spin)
+           /\ pc' = pc1
+           /\ UNCHANGED midle
 
 WakepCAS(a) ==
     /\ wpc[a] = "cas"
     /\ IF nmspinning = 0
          THEN /\ nmspinning' = 1
-              /\ wpc' = [wpc EXCEPT ![a] = "getp"]
-         ELSE /\ wpc' = [wpc EXCEPT ![a] = "none"]
+              /\ wpc' = Set(wpc, a, "getp")
+              /\ UNCHANGED <<pc, spc>>
+         ELSE /\ wpc' = Set(wpc, a, "none")
+              /\ pc' = ContPc(a) /\ spc' = ContSpc(a)
               /\ UNCHANGED nmspinning
-    /\ UNCHANGED <<queue, taken, submitted, spc, npidle, needspinning, pending,
-                   midle, pc, spinning, hasP>>
+    /\ UNCHANGED <<queue, done, submitted, left, npidle, needspinning,
+                   pending, midle, spinning, seen, budget>>
 
 WakepGetP(a) ==
     /\ wpc[a] = "getp"
     /\ IF npidle > 0
          THEN /\ npidle' = npidle - 1
-              /\ wpc' = [wpc EXCEPT ![a] = "startm"]
-              /\ UNCHANGED <<nmspinning, needspinning>>
+              /\ wpc' = Set(wpc, a, "startm")
+              /\ UNCHANGED <<nmspinning, needspinning, pc, spc>>
          ELSE /\ needspinning' = TRUE            \* pidlegetSpinning
               /\ nmspinning' = nmspinning - 1
-              /\ wpc' = [wpc EXCEPT ![a] = "none"]
+              /\ wpc' = Set(wpc, a, "none")
+              /\ pc' = ContPc(a) /\ spc' = ContSpc(a)
               /\ UNCHANGED npidle
-    /\ UNCHANGED <<queue, taken, submitted, spc, pending, midle, pc, spinning, hasP>>
+    /\ UNCHANGED <<queue, done, submitted, left, pending, midle,
+                   spinning, seen, budget>>
 
-\* startm(p, spinning=TRUE): hand the P to an idle M and wake it, or leave
-\* a handoff for the next StopM.
 StartM(a) ==
     /\ wpc[a] = "startm"
-    /\ IF midle # {}
-         THEN \E m \in midle :
-                /\ midle' = midle \ {m}
-                /\ pc' = [pc EXCEPT ![m] = "woken"]
-                /\ UNCHANGED pending
-         ELSE /\ pending' = pending + 1
-              /\ UNCHANGED <<midle, pc>>
-    /\ wpc' = [wpc EXCEPT ![a] = "none"]
-    /\ UNCHANGED <<queue, taken, submitted, spc, nmspinning, npidle, needspinning,
-                   spinning, hasP>>
+    /\ StartMWith(TRUE, ContPc(a))
+    /\ spc' = ContSpc(a)
+    /\ wpc' = Set(wpc, a, "none")
+    /\ UNCHANGED <<queue, done, submitted, left, nmspinning, npidle,
+                   needspinning, spinning, seen, budget>>
 
 Wakep(a) == WakepCAS(a) \/ WakepGetP(a) \/ StartM(a)
 
 ---------------------------------------------------------------------------
-(* Submit: publish, then Wakep (WakepBeforePublish: the other way round).  *)
+(* Submit(s): publish, then Wakep (WakepBeforePublish: the other way).     *)
 
-Publish ==
-    /\ spc = "publish"
+Publish(s) ==
+    /\ spc[s] = "publish"
     /\ queue' = queue + 1
     /\ submitted' = submitted + 1
-    /\ IF Mutant = "WakepBeforePublish" /\ submitted + 1 = NTasks
-         THEN /\ spc' = "end"                   \* its Wakep came first
+    /\ left' = Set(left, s, left[s] - 1)
+    /\ IF WBP /\ left[s] = 1
+         THEN /\ spc' = Set(spc, s, "end")   \* its Wakep came first
               /\ UNCHANGED wpc
-         ELSE /\ spc' = "wakep"
-              /\ wpc' = [wpc EXCEPT ![Sub] = "cas"]
-    /\ UNCHANGED <<taken, nmspinning, npidle, needspinning, pending, midle, pc,
-                   spinning, hasP>>
+         ELSE /\ spc' = Set(spc, s, "wakep")
+              /\ wpc' = Set(wpc, s, "cas")
+    /\ UNCHANGED <<done, nmspinning, npidle, needspinning, pending, midle,
+                   pc, spinning, seen, budget>>
 
-\* The submitter's Wakep, step by step; when it is over, publish the next
-\* task (WakepBeforePublish: publish this one) or end.
-SubmitWakep ==
-    /\ spc = "wakep"
-    /\ IF wpc[Sub] # "none"
-         THEN /\ Wakep(Sub)
-              /\ UNCHANGED spc
-         ELSE /\ spc' = IF Mutant = "WakepBeforePublish" \/ submitted < NTasks
-                        THEN "publish" ELSE "end"
-              /\ UNCHANGED <<queue, taken, submitted, nmspinning, npidle,
-                             needspinning, pending, midle, pc, spinning, hasP, wpc>>
+SubmitWakep(s) == spc[s] = "wakep" /\ Wakep(s)
 
-Submit == Publish \/ SubmitWakep
+Submit(s) == Publish(s) \/ SubmitWakep(s)
 
 ---------------------------------------------------------------------------
-(* An M's loop: the executor's steps (Look, Steal, Finish) around the       *)
-(* operations of spinning.M.                                               *)
+(* An M: the executor's steps (Look, Steal, Finish, Block) around the      *)
+(* operations of spinning.M. Each step changes the M's own pc; Go(m, v)    *)
+(* is that change.                                                         *)
 
-Set(f, m, v) == [f EXCEPT ![m] = v]
+Go(m, v) == pc' = Set(pc, m, v)
 
 \* StopM: take a waiting handoff, or park on the idle list (mput); later,
-\* once StartM woke it, resume with the P it was handed, spinning.
+\* once StartM woke it, resume with the P it was handed.
 StopMPark(m) ==
     /\ pc[m] = "stop"
-    /\ IF pending > 0
-         THEN /\ pending' = pending - 1
-              /\ hasP' = Set(hasP, m, TRUE)
-              /\ spinning' = Set(spinning, m, TRUE)
-              /\ pc' = Set(pc, m, "look")
+    /\ IF pending # <<>>
+         THEN /\ pending' = Pop(pending)
+              /\ spinning' = Set(spinning, m, Top(pending))
+              /\ Go(m, "look")
               /\ UNCHANGED midle
-         ELSE /\ midle' = midle \cup {m}
-              /\ pc' = Set(pc, m, "park")
-              /\ UNCHANGED <<pending, hasP, spinning>>
-    /\ UNCHANGED <<queue, taken, submitted, spc, nmspinning, npidle, needspinning, wpc>>
+         ELSE /\ midle' = Append(midle, m)
+              /\ Go(m, "park")
+              /\ UNCHANGED <<pending, spinning>>
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   needspinning, seen, budget, wpc>>
 
 StopMResume(m) ==
-    /\ pc[m] = "woken"
-    /\ hasP' = Set(hasP, m, TRUE)
-    /\ spinning' = Set(spinning, m, TRUE)   \* mspinning: the starter counted it
-    /\ pc' = Set(pc, m, "look")
-    /\ UNCHANGED <<queue, taken, submitted, spc, nmspinning, npidle, needspinning,
-                   pending, midle, wpc>>
+    /\ pc[m] \in {"woken", "wokenn"}
+    /\ spinning' = Set(spinning, m, pc[m] = "woken") \* mspinning: counted by the starter
+    /\ Go(m, "look")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   needspinning, pending, midle, seen, budget, wpc>>
 
 StopM(m) == StopMPark(m) \/ StopMResume(m)
 
-\* The executor's first look: local and global work.
+\* The executor's first look: local and global work. A spinning M that
+\* finds a task leaves the spinning state (ResetSpinning) before it runs it.
 Look(m) ==
     /\ pc[m] = "look"
     /\ IF queue > 0
-         THEN /\ queue' = queue - 1 /\ taken' = taken + 1
-              /\ pc' = Set(pc, m, "found")
-         ELSE /\ pc' = Set(pc, m, "rule")
-              /\ UNCHANGED <<queue, taken>>
-    /\ UNCHANGED <<submitted, spc, nmspinning, npidle, needspinning, pending,
-                   midle, spinning, hasP, wpc>>
+         THEN /\ queue' = queue - 1
+              /\ Go(m, IF spinning[m] THEN "found" ELSE "run")
+         ELSE /\ Go(m, IF spinning[m] THEN "steal" ELSE "rule")
+              /\ UNCHANGED queue
+    /\ UNCHANGED <<done, submitted, left, spc, nmspinning, npidle, needspinning,
+                   pending, midle, spinning, seen, budget, wpc>>
 
-\* findRunnable's rule: spin only while 2*nmspinning < Procs - npidle.
-BecomeSpinning(m) ==
+\* findRunnable's rule, at the Go code's grain: load nmspinning; load
+\* npidle and decide 2*nmspinning < Procs - npidle; then becomeSpinning:
+\* set the flag and add 1; clear needspinning.
+RuleLoadN(m) ==
     /\ pc[m] = "rule"
-    /\ IF spinning[m]
-         THEN /\ pc' = Set(pc, m, "steal")
-              /\ UNCHANGED <<nmspinning, needspinning, spinning>>
-         ELSE IF 2 * nmspinning < Procs - npidle
-         THEN /\ spinning' = Set(spinning, m, TRUE)
-              /\ nmspinning' = nmspinning + 1
-              /\ needspinning' = FALSE
-              /\ pc' = Set(pc, m, "steal")
-         ELSE /\ pc' = Set(pc, m, "release")
-              /\ UNCHANGED <<nmspinning, needspinning, spinning>>
-    /\ UNCHANGED <<queue, taken, submitted, spc, npidle, pending, midle, hasP, wpc>>
+    \* Only whether 2*nmspinning < Procs - npidle can hold matters: a
+    \* count of Procs/2 or more is kept as Procs (fewer states).
+    /\ seen' = Set(seen, m, IF 2 * nmspinning >= Procs THEN Procs ELSE nmspinning)
+    /\ Go(m, "rule2")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   needspinning, pending, midle, spinning, budget, wpc>>
+
+RuleDecide(m) ==
+    /\ pc[m] = "rule2"
+    /\ Go(m, IF 2 * seen[m] < Procs - npidle THEN "spininc" ELSE "release")
+    /\ seen' = Set(seen, m, 0)
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   needspinning, pending, midle, spinning, budget, wpc>>
+
+SpinInc(m) ==
+    /\ pc[m] = "spininc"
+    /\ spinning' = Set(spinning, m, TRUE)
+    /\ nmspinning' = nmspinning + 1
+    /\ Go(m, "spinclr")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, npidle, needspinning,
+                   pending, midle, seen, budget, wpc>>
+
+SpinClear(m) ==
+    /\ pc[m] = "spinclr"
+    /\ needspinning' = FALSE
+    /\ Go(m, "steal")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   pending, midle, spinning, seen, budget, wpc>>
+
+BecomeSpinning(m) == RuleLoadN(m) \/ RuleDecide(m) \/ SpinInc(m) \/ SpinClear(m)
 
 \* A spinning M looks again (steals).
 Steal(m) ==
     /\ pc[m] = "steal"
     /\ IF queue > 0
-         THEN /\ queue' = queue - 1 /\ taken' = taken + 1
-              /\ pc' = Set(pc, m, "found")
-         ELSE /\ pc' = Set(pc, m, "release")
-              /\ UNCHANGED <<queue, taken>>
-    /\ UNCHANGED <<submitted, spc, nmspinning, npidle, needspinning, pending,
-                   midle, spinning, hasP, wpc>>
+         THEN /\ queue' = queue - 1
+              /\ Go(m, "found")
+         ELSE /\ Go(m, "release")
+              /\ UNCHANGED queue
+    /\ UNCHANGED <<done, submitted, left, spc, nmspinning, npidle, needspinning,
+                   pending, midle, spinning, seen, budget, wpc>>
 
-\* ResetSpinning: leave the spinning state (one step: the flag is the M's
-\* own), then Wakep, which starts another spinner if this was the last.
+\* ResetSpinning: clear the flag and subtract 1 (the flag is the M's own),
+\* then Wakep, which starts another spinner if this was the last.
 ResetSpinningDec(m) ==
     /\ pc[m] = "found"
-    /\ IF spinning[m]
-         THEN /\ spinning' = Set(spinning, m, FALSE)
-              /\ nmspinning' = IF Mutant = "CountLeak" THEN nmspinning ELSE nmspinning - 1
-              /\ IF Mutant = "NoWakeOnLastSpinner"
-                   THEN /\ pc' = Set(pc, m, "run")
-                        /\ UNCHANGED wpc
-                   ELSE /\ pc' = Set(pc, m, "reset")
-                        /\ wpc' = Set(wpc, m, "cas")
-         ELSE /\ pc' = Set(pc, m, "run")
-              /\ UNCHANGED <<spinning, nmspinning, wpc>>
-    /\ UNCHANGED <<queue, taken, submitted, spc, npidle, needspinning, pending, midle, hasP>>
+    /\ spinning' = Set(spinning, m, FALSE)
+    /\ nmspinning' = IF Mutant = "CountLeak" THEN nmspinning ELSE nmspinning - 1
+    /\ IF Mutant = "NoWakeOnLastSpinner"
+         THEN /\ Go(m, "run")
+              /\ UNCHANGED wpc
+         ELSE /\ Go(m, "reset")
+              /\ wpc' = Set(wpc, m, "cas")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, npidle, needspinning,
+                   pending, midle, seen, budget>>
 
-ResetSpinningWakep(m) ==
-    /\ pc[m] = "reset"
-    /\ IF wpc[m] # "none"
-         THEN Wakep(m)
-         ELSE /\ pc' = Set(pc, m, "run")
-              /\ UNCHANGED <<queue, taken, submitted, spc, nmspinning, npidle,
-                             needspinning, pending, midle, spinning, hasP, wpc>>
+ResetSpinningWakep(m) == pc[m] = "reset" /\ Wakep(m)
 
 ResetSpinning(m) == ResetSpinningDec(m) \/ ResetSpinningWakep(m)
 
-\* The task ends. Not fair: a task may run forever.
+\* The task ends. Not fair in Spec: a task may run forever.
 Finish(m) ==
     /\ pc[m] = "run"
-    /\ pc' = Set(pc, m, "look")
-    /\ UNCHANGED <<queue, taken, submitted, spc, nmspinning, npidle, needspinning,
-                   pending, midle, spinning, hasP, wpc>>
+    /\ Mutant # "EndlessTasks"
+    /\ done' = done + 1
+    /\ Go(m, "look")
+    /\ UNCHANGED <<queue, submitted, left, spc, nmspinning, npidle, needspinning,
+                   pending, midle, spinning, seen, budget, wpc>>
+
+\* The task makes a blocking call (at most NBlocks in all). Not fair: a
+\* task need not block. Its M hands the P off first (HandoffP).
+Block(m) ==
+    /\ pc[m] = "run"
+    /\ budget > 0
+    /\ budget' = budget - 1
+    /\ Go(m, "hwork")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   needspinning, pending, midle, spinning, seen, wpc>>
 
 \* ReleaseP: under the lock, a non-spinning M answers needspinning by
-\* spinning; otherwise the P becomes idle.
+\* spinning (and looks again); otherwise the P becomes idle, and a
+\* spinning M goes on to drop, a non-spinning one to StopM.
 ReleaseP(m) ==
     /\ pc[m] = "release"
     /\ IF ~spinning[m] /\ needspinning /\ Mutant # "NoNeedSpinning"
          THEN /\ spinning' = Set(spinning, m, TRUE)
               /\ nmspinning' = nmspinning + 1
               /\ needspinning' = FALSE
-              /\ pc' = Set(pc, m, "look")
-              /\ UNCHANGED <<npidle, hasP>>
+              /\ Go(m, "look")
+              /\ UNCHANGED npidle
          ELSE /\ npidle' = npidle + 1
-              /\ hasP' = Set(hasP, m, FALSE)
-              /\ pc' = Set(pc, m, "drop")
+              /\ Go(m, IF spinning[m] THEN "drop" ELSE "stop")
               /\ UNCHANGED <<spinning, nmspinning, needspinning>>
-    /\ UNCHANGED <<queue, taken, submitted, spc, pending, midle, wpc>>
+    /\ UNCHANGED <<queue, done, submitted, left, spc, pending, midle,
+                   seen, budget, wpc>>
 
-\* DropSpinning: decrement nmspinning; then look at the queue; on work,
-\* under the lock take an idle P and spin again, or set needspinning.
+\* DropSpinning: clear the flag and subtract 1; look at the queue; on work,
+\* under the lock take an idle P (or set needspinning); then, outside the
+\* lock, set the flag and add 1; clear needspinning.
 DropDec(m) ==
     /\ pc[m] = "drop"
-    /\ IF spinning[m]
-         THEN /\ spinning' = Set(spinning, m, FALSE)
-              /\ nmspinning' = nmspinning - 1
-              /\ pc' = Set(pc, m, IF Mutant = "DropWithoutRecheck" THEN "stop" ELSE "recheck")
-         ELSE /\ pc' = Set(pc, m, "stop")
-              /\ UNCHANGED <<spinning, nmspinning>>
-    /\ UNCHANGED <<queue, taken, submitted, spc, npidle, needspinning, pending,
-                   midle, hasP, wpc>>
+    /\ spinning' = Set(spinning, m, FALSE)
+    /\ nmspinning' = nmspinning - 1
+    /\ Go(m, IF Mutant = "DropWithoutRecheck" THEN "stop" ELSE "recheck")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, npidle, needspinning,
+                   pending, midle, seen, budget, wpc>>
 
 DropRecheck(m) ==
     /\ pc[m] = "recheck"
-    /\ pc' = Set(pc, m, IF queue > 0 THEN "recheckp" ELSE "stop")
-    /\ UNCHANGED <<queue, taken, submitted, spc, nmspinning, npidle, needspinning,
-                   pending, midle, spinning, hasP, wpc>>
+    /\ Go(m, IF queue > 0 THEN "recheckp" ELSE "stop")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   needspinning, pending, midle, spinning, seen, budget, wpc>>
 
 DropGetP(m) ==
     /\ pc[m] = "recheckp"
     /\ IF npidle > 0
          THEN /\ npidle' = npidle - 1
-              /\ hasP' = Set(hasP, m, TRUE)
-              /\ spinning' = Set(spinning, m, TRUE)
+              /\ Go(m, "dropinc")
+              /\ UNCHANGED needspinning
+         ELSE /\ needspinning' = IF Mutant = "DropNoNeedSpinning"
+                                 THEN needspinning ELSE TRUE
+              /\ Go(m, "stop")
+              /\ UNCHANGED npidle
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, pending,
+                   midle, spinning, seen, budget, wpc>>
+
+DropInc(m) ==
+    /\ pc[m] = "dropinc"
+    /\ spinning' = Set(spinning, m, TRUE)
+    /\ nmspinning' = nmspinning + 1
+    /\ Go(m, "dropclr")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, npidle, needspinning,
+                   pending, midle, seen, budget, wpc>>
+
+DropClear(m) ==
+    /\ pc[m] = "dropclr"
+    /\ needspinning' = FALSE
+    /\ Go(m, "look")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   pending, midle, spinning, seen, budget, wpc>>
+
+DropSpinning(m) ==
+    DropDec(m) \/ DropRecheck(m) \/ DropGetP(m) \/ DropInc(m) \/ DropClear(m)
+
+\* HandoffP, at the Go code's grain: Config.Work (work: startm(p, false));
+\* load nmspinning, load npidle, and if both were 0 CAS nmspinning 0 -> 1,
+\* clear needspinning and startm(p, true); otherwise, under the lock, if
+\* needspinning is set, clear it, add 1 and startm(p, true), else the P
+\* becomes idle. The M holds the P until it is placed; then it blocks.
+UH == <<queue, done, submitted, left, spc, pending, midle, spinning,
+        seen, budget, wpc>>
+
+HandoffWork(m) ==
+    /\ pc[m] = "hwork"
+    /\ Go(m, IF queue > 0 THEN "hstartn" ELSE "hload")
+    /\ UNCHANGED <<nmspinning, npidle, needspinning>> /\ UNCHANGED UH
+
+HandoffLoadN(m) ==
+    /\ pc[m] = "hload"
+    /\ Go(m, IF nmspinning # 0 THEN "hlock" ELSE "hload2")
+    /\ UNCHANGED <<nmspinning, npidle, needspinning>> /\ UNCHANGED UH
+
+HandoffLoadIdle(m) ==
+    /\ pc[m] = "hload2"
+    /\ Go(m, IF npidle # 0 THEN "hlock" ELSE "hcas")
+    /\ UNCHANGED <<nmspinning, npidle, needspinning>> /\ UNCHANGED UH
+
+HandoffCAS(m) ==
+    /\ pc[m] = "hcas"
+    /\ IF nmspinning = 0
+         THEN /\ nmspinning' = 1
+              /\ Go(m, "hclr")
+         ELSE /\ Go(m, "hlock")
+              /\ UNCHANGED nmspinning
+    /\ UNCHANGED <<npidle, needspinning>> /\ UNCHANGED UH
+
+HandoffClear(m) ==
+    /\ pc[m] = "hclr"
+    /\ needspinning' = FALSE
+    /\ Go(m, "hstarts")
+    /\ UNCHANGED <<nmspinning, npidle>> /\ UNCHANGED UH
+
+HandoffLock(m) ==
+    /\ pc[m] = "hlock"
+    /\ IF needspinning /\ Mutant # "HandoffNoNeedSpinning"
+         THEN /\ needspinning' = FALSE
               /\ nmspinning' = nmspinning + 1
-              /\ needspinning' = FALSE
-              /\ pc' = Set(pc, m, "look")
-         ELSE /\ needspinning' = TRUE
-              /\ pc' = Set(pc, m, "stop")
-              /\ UNCHANGED <<npidle, hasP, spinning, nmspinning>>
-    /\ UNCHANGED <<queue, taken, submitted, spc, pending, midle, wpc>>
+              /\ Go(m, "hstarts")
+              /\ UNCHANGED npidle
+         ELSE /\ npidle' = npidle + 1
+              /\ Go(m, "blocked")
+              /\ UNCHANGED <<nmspinning, needspinning>>
+    /\ UNCHANGED UH
 
-DropSpinning(m) == DropDec(m) \/ DropRecheck(m) \/ DropGetP(m)
+HandoffStartM(m) ==
+    /\ pc[m] \in {"hstartn", "hstarts"}
+    /\ StartMWith(pc[m] = "hstarts", Set(pc, m, "blocked"))
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   needspinning, spinning, seen, budget, wpc>>
 
-\* Every step of M m but Finish; these are weakly fair.
+HandoffP(m) ==
+    \/ HandoffWork(m) \/ HandoffLoadN(m) \/ HandoffLoadIdle(m)
+    \/ HandoffCAS(m) \/ HandoffClear(m) \/ HandoffLock(m) \/ HandoffStartM(m)
+
+\* The blocking call returns. Not fair in Spec: a call may block forever
+\* (on something a queued task would do, say).
+Unblock(m) ==
+    /\ pc[m] = "blocked"
+    /\ Go(m, "acquire")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   needspinning, pending, midle, spinning, seen, budget, wpc>>
+
+\* Back from the call, the M takes an idle P under the lock and goes on
+\* with its task, as exitsyscall's pidleget. With none idle, the executor
+\* puts the task back with Submit (exitsyscallNoP's globrunqput) and parks.
+AcquireP(m) ==
+    /\ pc[m] = "acquire"
+    /\ IF npidle > 0
+         THEN /\ npidle' = npidle - 1
+              /\ Go(m, "run")
+              /\ UNCHANGED wpc
+         ELSE /\ Go(m, IF WBP THEN "rqwake" ELSE "rqpub")
+              /\ wpc' = IF WBP THEN Set(wpc, m, "cas") ELSE wpc
+              /\ UNCHANGED npidle
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, needspinning,
+                   pending, midle, spinning, seen, budget>>
+
+\* The executor's Submit of the task it could not run: publish, then Wakep
+\* (WakepBeforePublish: the other way round).
+Requeue(m) ==
+    /\ pc[m] = "rqpub"
+    /\ queue' = queue + 1
+    /\ IF WBP
+         THEN /\ Go(m, "stop") /\ UNCHANGED wpc
+         ELSE /\ Go(m, "rqwake") /\ wpc' = Set(wpc, m, "cas")
+    /\ UNCHANGED <<done, submitted, left, spc, nmspinning, npidle, needspinning,
+                   pending, midle, spinning, seen, budget>>
+
+RequeueWakep(m) == pc[m] = "rqwake" /\ Wakep(m)
+
+\* Every step of M m but Finish, Block and Unblock, the task's own doing;
+\* these are weakly fair.
 MStep(m) ==
     \/ StopM(m) \/ Look(m) \/ BecomeSpinning(m) \/ Steal(m)
     \/ ResetSpinning(m) \/ ReleaseP(m) \/ DropSpinning(m)
+    \/ HandoffP(m) \/ AcquireP(m) \/ Requeue(m) \/ RequeueWakep(m)
 
 Next ==
-    \/ Submit
-    \/ \E m \in Ms : MStep(m) \/ Finish(m)
+    \/ \E s \in Subs : Submit(s)
+    \/ \E m \in Ms : MStep(m) \/ Finish(m) \/ Block(m) \/ Unblock(m)
 
 Spec ==
     /\ Init /\ [][Next]_vars
-    /\ WF_vars(Submit)
+    /\ \A s \in Subs : WF_vars(Submit(s))
     /\ \A m \in Ms : WF_vars(MStep(m))
 
 ---------------------------------------------------------------------------
 (* Safety.                                                                 *)
 
 TypeOK ==
-    /\ queue \in 0..NTasks /\ taken \in 0..NTasks /\ submitted \in 0..NTasks
-    /\ spc \in SPCs
+    /\ queue \in 0..NTotal /\ done \in 0..NTotal /\ submitted \in 0..NTotal
+    /\ left \in [Subs -> 0..NTasks] /\ spc \in [Subs -> SPCs]
     /\ nmspinning \in Nat /\ npidle \in 0..Procs /\ needspinning \in BOOLEAN
-    /\ pending \in 0..Procs
-    /\ midle \subseteq Ms
-    /\ pc \in [Ms -> MPCs] /\ spinning \in [Ms -> BOOLEAN] /\ hasP \in [Ms -> BOOLEAN]
+    /\ pending \in Seq(BOOLEAN) /\ Len(pending) <= Procs
+    /\ midle \in Seq(Ms) /\ Len(midle) <= Cardinality(Ms)
+    /\ pc \in [Ms -> MPCs] /\ spinning \in [Ms -> BOOLEAN]
+    /\ seen \in [Ms -> Nat] /\ budget \in 0..NBlocks
     /\ wpc \in [Actors -> WPCs]
 
+Count(S) == Cardinality(S)
+
+NSpinPending == Count({i \in DOMAIN pending : pending[i]})
+
 \* 0 <= nmspinning <= Procs for every count backed by a P (a spinning M
-\* that holds one, a woken M, a waiting handoff, a Wakep that took one).
-\* Two kinds of count hold no P: a spinning M between ReleaseP and its
-\* decrement, and a Wakep between its CAS and taking a P; there is at most
-\* one of the latter (its CAS succeeds only from 0), and nmspinning exceeds
-\* Procs by no more than these. The plain bound nmspinning <= Procs does not
-\* hold, here or in the runtime: see README.md (NMSpinningAtMostProcs).
-Unbacked == Cardinality({m \in Ms : spinning[m] /\ ~hasP[m]})
-            + Cardinality({a \in Actors : wpc[a] = "getp"})
+\* that holds one, a woken M, a waiting handoff, a Wakep that took one, a
+\* HandoffP that counted itself). Two kinds of count hold no P: a spinning
+\* M between ReleaseP and its decrement, and a Wakep between its CAS and
+\* taking a P; there is at most one of the latter (its CAS succeeds only
+\* from 0), and nmspinning exceeds Procs by no more than these. The plain
+\* bound nmspinning <= Procs does not hold, here or in the runtime: see
+\* README.md (NMSpinningAtMostProcs).
+Unbacked == Count({m \in Ms : spinning[m] /\ ~HasP(m)})
+            + Count({a \in Actors : wpc[a] = "getp"})
 
 SpinningBounds ==
     /\ 0 <= nmspinning
-    /\ Cardinality({m \in Ms : spinning[m] /\ hasP[m]})
-         + Cardinality({m \in Ms : pc[m] = "woken"}) + pending
-         + Cardinality({a \in Actors : wpc[a] = "startm"}) <= Procs
-    /\ Cardinality({a \in Actors : wpc[a] = "getp"}) <= 1
+    /\ Count({m \in Ms : spinning[m] /\ HasP(m)})
+         + Count({m \in Ms : pc[m] \in {"woken", "hclr", "hstarts"}}) + NSpinPending
+         + Count({a \in Actors : wpc[a] = "startm"}) <= Procs
+    /\ Count({a \in Actors : wpc[a] = "getp"}) <= 1
     /\ nmspinning <= Procs + Unbacked
 
 \* The bound as the runtime's comments suggest it; TLC refutes it (a one-off
@@ -369,38 +584,55 @@ SpinningBounds ==
 NMSpinningAtMostProcs == nmspinning <= Procs
 
 \* An M is spinning iff it is counted: nmspinning is exactly the spinning
-\* Ms, the woken Ms (handed a P to spin), the waiting handoffs, and the
-\* Wakeps that hold the count of their CAS.
+\* Ms, the Ms woken to spin, the waiting spinning handoffs, the Wakeps that
+\* hold the count of their CAS, and the HandoffPs that counted the M they
+\* are about to start.
 SpinningCounted ==
-    nmspinning = Cardinality({m \in Ms : spinning[m] \/ pc[m] = "woken"})
-                 + pending
-                 + Cardinality({a \in Actors : wpc[a] \in {"getp", "startm"}})
+    nmspinning = Count({m \in Ms : spinning[m]})
+                 + Count({m \in Ms : pc[m] \in {"woken", "hclr", "hstarts"}})
+                 + NSpinPending
+                 + Count({a \in Actors : wpc[a] \in {"getp", "startm"}})
 
 \* Every P is in exactly one place.
 PConservation ==
-    Procs = npidle + Cardinality({m \in Ms : hasP[m]})
-                   + Cardinality({m \in Ms : pc[m] = "woken"})
-                   + pending
-                   + Cardinality({a \in Actors : wpc[a] = "startm"})
+    Procs = npidle + Count({m \in Ms : HasP(m)})
+                   + Count({m \in Ms : pc[m] \in {"woken", "wokenn"}})
+                   + Len(pending)
+                   + Count({a \in Actors : wpc[a] = "startm"})
 
-\* The idle list holds exactly the parked Ms, which hold no P and do not spin.
+\* The idle list holds exactly the parked Ms; a spinning M is never parked,
+\* stopping, re-checking, running, handing off or blocked.
 IdleMs ==
-    /\ \A m \in Ms : (m \in midle) <=> (pc[m] = "park")
-    /\ \A m \in midle : ~hasP[m] /\ ~spinning[m]
-    /\ \A m \in Ms : spinning[m] => pc[m] \notin {"stop", "park", "woken", "recheck", "recheckp"}
+    /\ \A m \in Ms : (m \in Range(midle)) <=> (pc[m] = "park")
+    /\ Len(midle) = Count(Range(midle))
+    /\ \A m \in Ms : spinning[m] => pc[m] \in SpinPCs
 
-\* Every task submitted is queued or was taken exactly once.
-TaskConservation == queue + taken = submitted
+\* Every task submitted is queued, held by an M (running, handing off,
+\* blocked, being put back), or done, exactly once.
+TaskConservation == queue + Count({m \in Ms : HasTask(m)}) + done = submitted
 
 ---------------------------------------------------------------------------
-(* Liveness: no lost wakeup. A queued task and an idle P (idle, or in a    *)
-(* handoff that waits for an M) never coexist forever: eventually the      *)
-(* queue is empty or every P is busy. With tasks that may run forever,     *)
-(* this is the form of "while a task is queued and a P is idle, some M     *)
-(* eventually runs it" that holds: the task may also wait because every P  *)
-(* runs something that never ends.                                         *)
+(* Liveness.                                                               *)
+(*                                                                         *)
+(* WorkConserving (no lost wakeup): a queued task and an idle P (idle, or  *)
+(* in a handoff that waits for an M) never coexist forever: eventually the *)
+(* queue is empty or every P is busy. Tasks may run forever, so a task     *)
+(* may also wait because every P runs something that never ends; this is  *)
+(* the form of "some M eventually runs it" that holds then. It holds       *)
+(* vacuously of any behaviour that keeps every P busy forever.             *)
+(*                                                                         *)
+(* AllTasksDone: if every task that runs eventually ends and every        *)
+(* blocking call returns (TasksEnd: weak fairness of Finish and Unblock),  *)
+(* every submitted task is eventually taken and run to its end. It fails   *)
+(* where every P could be kept busy forever (EndlessTasks), which          *)
+(* WorkConserving cannot see, and where a task is left queued with every M *)
+(* parked.                                                                 *)
 
-IdlePs == npidle + pending
+IdlePs == npidle + Len(pending)
 
 WorkConserving == (queue > 0 /\ IdlePs > 0) ~> (queue = 0 \/ IdlePs = 0)
+
+TasksEnd == \A m \in Ms : WF_vars(Finish(m)) /\ WF_vars(Unblock(m))
+
+AllTasksDone == TasksEnd => <>(done = NTotal)
 =============================================================================
