@@ -44,3 +44,33 @@ func injectAt(addr uintptr, n int, f, body func()) (bool, error) {
 	body()
 	return h.done, nil
 }
+
+// counter is an atomicx hook that counts the accesses op makes to the cell
+// at addr.
+type counter struct {
+	addr uintptr
+	op   atomicx.Op
+	n    int
+}
+
+func (h *counter) Before(op atomicx.Op, addr uintptr) {
+	if op == h.op && addr == h.addr {
+		h.n++
+	}
+}
+
+func (h *counter) After(atomicx.Op, uintptr, uint64) {}
+
+func (h *counter) Wait(atomicx.Op, uintptr, func() bool, time.Duration) (int64, bool) {
+	return 0, false
+}
+
+// countAccesses runs body and returns how many op accesses it made to the
+// cell at addr; errNoHook without -tags schedcheck.
+func countAccesses(addr uintptr, op atomicx.Op, body func()) (int, error) {
+	h := &counter{addr: addr, op: op}
+	restore := atomicx.SetHook(h)
+	defer restore()
+	body()
+	return h.n, nil
+}

@@ -1,11 +1,13 @@
 package lfq_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/schedkit/schedkit/internal/atomicx"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -74,6 +76,35 @@ func TestPutBatchNilPanicsAndPutsNothing(t *testing.T) {
 	assert.PanicsWithValue(t, "lfq: Ring.PutBatch called with a nil item", func() { r.PutBatch(batch) })
 	assert.Equal(t, 0, r.Len(), "a batch that panicked must not be half published")
 	assert.Nil(t, r.Get())
+
+	// A nil beyond what fits is refused too: runnext.Queue.PutBatch agrees.
+	require.Equal(t, lfq.Size-1, r.PutBatch(items(0, lfq.Size-1)))
+	batch = items(1000, 3)
+	batch[2] = nil
+	assert.PanicsWithValue(t, "lfq: Ring.PutBatch called with a nil item", func() { r.PutBatch(batch) })
+	assert.Equal(t, lfq.Size-1, r.Len(), "not even the item that fitted went in")
+}
+
+// PutBatch publishes its items with one store of the tail, so a thief sees
+// all of them or none. Counted with an atomicx hook (-tags schedcheck).
+func TestPutBatchPublishesWithOneTailStore(t *testing.T) {
+	r := new(lfq.Ring4[int])
+	r.Put(items(-1, 1)[0], nil)
+	n, err := countAccesses(r.TailAddr(), atomicx.OpStore, func() { r.PutBatch(items(0, 3)) })
+	if errors.Is(err, errNoHook) {
+		t.Skip(err)
+	}
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "tail stores by one PutBatch of 3")
+	assert.Equal(t, 4, r.Len())
+	// The count can fail: three Puts store the tail three times.
+	r.Drain(nil)
+	n, _ = countAccesses(r.TailAddr(), atomicx.OpStore, func() {
+		for _, p := range items(0, 3) {
+			r.Put(p, nil)
+		}
+	})
+	assert.Equal(t, 3, n, "tail stores by three Puts")
 }
 
 func TestPutBatchPutsWhatFitsAndKeepsTheRest(t *testing.T) {
