@@ -120,3 +120,53 @@ func TestSpecMisuse(t *testing.T) {
 		}()
 	}
 }
+
+func TestInterleavedSplitJoin(t *testing.T) {
+	for _, c := range []struct {
+		data              []byte
+		program, schedule []byte
+	}{
+		{nil, nil, nil},
+		{[]byte{0}, []byte{}, []byte{}},
+		{[]byte{2, 7, 8, 9}, []byte{7, 8}, []byte{9}},
+		{[]byte{9, 7, 8}, []byte{7, 8}, []byte{}}, // n past the end: all program
+	} {
+		p, s := fuzz.SplitInterleaved(c.data)
+		if !slices.Equal(p, c.program) || !slices.Equal(s, c.schedule) {
+			t.Errorf("SplitInterleaved(%v) = %v, %v, want %v, %v", c.data, p, s, c.program, c.schedule)
+		}
+	}
+	joined := fuzz.JoinInterleaved([]byte{1, 2, 3}, []byte{4, 5})
+	if p, s := fuzz.SplitInterleaved(joined); !slices.Equal(p, []byte{1, 2, 3}) || !slices.Equal(s, []byte{4, 5}) {
+		t.Errorf("JoinInterleaved does not split back: %v", joined)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("JoinInterleaved of a 256-byte program did not panic")
+		}
+	}()
+	fuzz.JoinInterleaved(make([]byte, 256), nil)
+}
+
+func TestProgramThreads(t *testing.T) {
+	st := func(actor, op int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op} }
+	p := fuzz.Program{Actors: 3, Steps: []fuzz.Step{st(1, 0), st(0, 1), st(1, 2), st(1, 3), st(0, 4), st(1, 5)}}
+	got := p.Threads(2)
+	want := [][]fuzz.Step{{st(0, 1), st(0, 4)}, {st(1, 0), st(1, 2)}, nil}
+	if len(got) != len(want) {
+		t.Fatalf("Threads(2) has %d threads, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("thread %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if all := p.Threads(0); len(all[1]) != 4 {
+		t.Errorf("Threads(0) kept %d of actor 1's 4 steps", len(all[1]))
+	}
+	r := fuzz.NewReader([]byte{1, 2, 3})
+	r.Byte()
+	if rest := r.Rest(); !slices.Equal(rest, []byte{2, 3}) {
+		t.Errorf("Rest() = %v, want [2 3]", rest)
+	}
+}
