@@ -120,3 +120,26 @@ func TestHangingCheckIsReportedByTheWatchdog(t *testing.T) {
 		assert.True(t, strings.Contains(s, want), "child output lacks %q:\n%s", want, s)
 	}
 }
+
+// deadlineTB is a test whose binary's -timeout is near.
+type deadlineTB struct {
+	*recordingTB
+	at time.Time
+}
+
+func (d deadlineTB) Deadline() (time.Time, bool) { return d.at, true }
+
+// TestCheckKeepsWithinTheTestDeadline: with no Deadline of its own, Check
+// fails the exploration before the test binary's -timeout would, with the
+// schedule in progress.
+func TestCheckKeepsWithinTheTestDeadline(t *testing.T) {
+	rec := &recordingTB{TB: t}
+	tb := deadlineTB{recordingTB: rec, at: time.Now().Add(100 * time.Millisecond)}
+	func() {
+		defer func() { _ = recover() }() // rec.Fatalf panics
+		explore.Check(tb, explore.Options{Name: "near-timeout", MaxSteps: 1 << 40}, spinsForever)
+	}()
+	msg := strings.Join(rec.fatal, "\n")
+	assert.Contains(t, msg, "deadline passed")
+	assert.Contains(t, msg, "SCHEDKIT_REPLAY='near-timeout:")
+}

@@ -211,6 +211,7 @@
 //	same bytes, same schedule; the decoding as stated above       TestBytesAreDeterministic, TestBytesDecoding, TestBytesFailureNamesTheSchedule
 //	a spin that never ends fails at MaxSteps, in every mode       TestSpinForeverHitsTheStepLimit, TestSpinWithoutYieldHitsStepLimit
 //	the wall-clock deadline fails with the schedule in progress   TestSpinForeverHitsTheDeadline, TestDeadlineCutsALongExploration
+//	Check keeps the deadline inside the binary's -timeout         TestCheckKeepsWithinTheTestDeadline
 //	a hanging Check ends the process with where it was and stacks TestHangingCheckIsReportedByTheWatchdog
 //	a thread stuck outside atomicx is reported, not waited on     TestStuckThreadIsReported
 //	the virtual clock moves only when every thread is blocked     TestClockStartsNonZeroAndOnlyMovesWhenAllBlock, TestVirtualSleepIsInstant
