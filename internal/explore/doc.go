@@ -142,8 +142,8 @@
 // a spin loop with or without a yield) fails at Options.MaxSteps (10000 by
 // default) with ErrStepLimit; a thread that blocks outside atomicx fails
 // after 20 seconds with *StuckError. The whole exploration has a wall-clock
-// Options.Deadline (DefaultDeadline, 5 minutes; Check keeps it within nine
-// tenths of what is left of the test binary's -timeout): past it, the
+// Options.Deadline (under Check, nine tenths of what is left of the test
+// binary's -timeout; else DefaultDeadline, 5 minutes): past it, the
 // exploration fails with ErrDeadline, the schedule and trace of the
 // execution in progress and its replay line, where a bound too big for the
 // scenario or very slow spinning would otherwise meet the binary's timeout

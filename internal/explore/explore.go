@@ -101,8 +101,8 @@ func Long() bool {
 }
 
 // DefaultDeadline is the wall-clock time an exploration may take when
-// Options.Deadline is zero (Check also keeps it inside the test binary's
-// -timeout).
+// Options.Deadline is zero and it does not run under a test deadline (Check
+// gives it nine tenths of what is left of the test binary's -timeout).
 const DefaultDeadline = 5 * time.Minute
 
 // Options tune Explore. The zero value explores by DFS with DefaultBound.
@@ -133,7 +133,8 @@ type Options struct {
 	MaxSteps int
 	// Deadline fails the exploration, with the schedule and trace of the
 	// execution in progress, once it has run this long by the wall clock
-	// (ErrDeadline); default DefaultDeadline. It reports a scenario too big
+	// (ErrDeadline); default: nine tenths of what is left of the test
+	// binary's -timeout under Check, else DefaultDeadline. It reports a scenario too big
 	// for its bound, or code that spins so slowly it never reaches
 	// MaxSteps, instead of the test binary's timeout. If build or Check
 	// hang, so that the explorer cannot report, a watchdog ends the process
@@ -394,10 +395,10 @@ func Check(t testing.TB, opts Options, build func() Run) Result {
 		opts.Name = t.Name()
 	}
 	// Fail with a schedule before the test binary's -timeout fails with
-	// nothing but stacks.
+	// nothing but stacks; a long-mode run may take most of it.
 	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok && opts.Deadline == 0 {
 		if at, ok := d.Deadline(); ok {
-			if left := time.Until(at) * 9 / 10; left > 0 && left < DefaultDeadline {
+			if left := time.Until(at) * 9 / 10; left > 0 {
 				opts.Deadline = left
 			}
 		}
