@@ -148,9 +148,11 @@
 // execution in progress and its replay line, where a bound too big for the
 // scenario or very slow spinning would otherwise meet the binary's timeout
 // with nothing said. If build or Check themselves hang, the explorer cannot
-// report; a watchdog (internal/watchdog) then ends the process two minutes
-// after the deadline, printing where the explorer was (the execution, and
-// its schedule if Check hangs) and every goroutine's stack.
+// report; a watchdog (internal/watchdog) then ends the process a little
+// after the deadline (a twentieth of it, 30 seconds to 2 minutes, so still
+// inside the test binary's -timeout under Check), printing where the
+// explorer was (the execution, and its schedule if Check hangs) and every
+// goroutine's stack.
 //
 // # Writing a scenario
 //

@@ -379,10 +379,17 @@ type explorer struct {
 	where atomic.Pointer[string]
 }
 
-// backstop is how long after Options.Deadline the watchdog ends a process
-// whose exploration could not report (build or Check hang): long enough
-// for the explorer to give up on stuck threads first.
+// backstop bounds how long after Options.Deadline the watchdog ends a
+// process whose exploration could not report (build or Check hang). The
+// grace is a twentieth of the deadline, at least 30 seconds (the explorer
+// gives up on a stuck thread after stuckAfter first), at most backstop: so
+// under Check, whose deadline is nine tenths of the test's time left, the
+// watchdog still speaks before the test binary's -timeout.
 var backstop = 2 * time.Minute
+
+func grace(deadline time.Duration) time.Duration {
+	return min(backstop, max(deadline/20, 30*time.Second))
+}
 
 // late reports that the exploration has run past its deadline.
 func (e *explorer) late() bool { return time.Now().After(e.until) }
@@ -446,7 +453,7 @@ func Explore(opts Options, build func() Run) (Result, error) {
 	e.start = time.Now()
 	e.until = e.start.Add(cfg.Deadline)
 	e.at("starting")
-	stop := watchdog.Start("explore "+cfg.Name, cfg.Deadline+backstop, func() string { return *e.where.Load() })
+	stop := watchdog.Start("explore "+cfg.Name, cfg.Deadline+grace(cfg.Deadline), func() string { return *e.where.Load() })
 	defer stop()
 	for {
 		x, err := e.execute()

@@ -16,7 +16,7 @@ var (
 	ParseSchedule  = parseSchedule
 )
 
-// SetBackstop changes how long after Options.Deadline the watchdog ends a
+// SetBackstop caps how long after Options.Deadline the watchdog ends a
 // process whose exploration cannot report, and returns a function
 // restoring it.
 func SetBackstop(d time.Duration) (restore func()) {
