@@ -131,6 +131,8 @@
 //	nested fork-join on every P of 1 and 2 Ps           starvation_test.go TestForkJoinNestedOnEveryP
 //	local spawn allocates nothing                       alloc_test.go
 //	local spawn reads no clock                          clock_schedcheck_test.go (-tags schedcheck)
+//	every interleaving (bound 1): each task once, no    explore_test.go TestExploreExecutor (-tags schedcheck)
+//	  deadlock, Wait returns, sysmon unblocks a P
 //	panics to the group, the handler, or Close          executor_test.go
 //	Shutdown: drops and counts at the deadline, never   shutdown_test.go (testing/synctest)
 //	  runs a dropped task, Close waits for the rest
@@ -142,8 +144,12 @@
 //	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership
 //
-// The explorer on the composed loop and proofs/tla/Executor.tla come with
-// a later step: every shared access of the executor's own state already
-// goes through internal/atomicx, and schedule, findRunnable and sysmon's
-// retakeAll are plain functions over the executor's state.
+// The explorer (internal/explore, -tags schedcheck) runs the real M loop:
+// every goroutine of the executor is started through one function, which
+// explore_test.go replaces to run the Ms and sysmon as the explorer's
+// threads, beside a thread that submits and closes; every shared access of
+// the executor's own state goes through internal/atomicx. Its scenarios
+// (a submit against parking, a local spawn against a thief, a blocked task
+// that only sysmon's retake unblocks, a group Wait on 1 and 2 Ps) are
+// complete at preemption bound 1; long mode asks for bound 2.
 package executor

@@ -58,6 +58,11 @@ type Executor struct {
 	panics  []error
 	npanics int
 
+	// goStart starts a goroutine of the executor (an M, sysmon): a go
+	// statement, except under the explorer, whose scenarios run them as
+	// their threads.
+	goStart func(func())
+
 	closeMu  atomicx.Mutex // serializes Close and Shutdown
 	closed   bool          // guarded by closeMu
 	waited   bool          // every goroutine has exited; guarded by closeMu
@@ -72,11 +77,24 @@ const maxKeptPanics = 100
 // field of cfg (wrapping ErrConfig). Its Ms start parked; sysmon starts
 // watching.
 func New(cfg Config) (*Executor, error) {
+	e, err := build(cfg, func(f func()) { go f() }, true)
+	if err != nil {
+		return nil, err
+	}
+	e.boot()
+	return e, nil
+}
+
+// build makes an executor that starts its goroutines with goStart, and
+// starts none yet. Without needM its Ms are a fixed pool (spinning's
+// NeedM is nil: a handoff that finds no idle M waits for the next M to
+// park), as the explorer's scenarios need.
+func build(cfg Config, goStart func(func()), needM bool) (*Executor, error) {
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{cfg: cfg, procs: cfg.Procs, gqOnly: cfg.GlobalQueueOnly}
+	e := &Executor{cfg: cfg, procs: cfg.Procs, gqOnly: cfg.GlobalQueueOnly, goStart: goStart}
 	e.ps = make([]*proc, cfg.Procs)
 	qs := make([]*runnext.Queue[task], cfg.Procs)
 	for i := range e.ps {
@@ -92,21 +110,24 @@ func New(cfg Config) (*Executor, error) {
 	if e.stealer, err = stealing.New(qs, e.idle); err != nil {
 		return nil, err
 	}
-	e.sched, err = spinning.New(spinning.Config{
-		Procs:     cfg.Procs,
-		Work:      e.work,
-		NeedM:     e.startM,
-		CheckDead: e.checkDead,
-	})
+	sc := spinning.Config{Procs: cfg.Procs, Work: e.work, CheckDead: e.checkDead}
+	if needM {
+		sc.NeedM = e.startM
+	}
+	e.sched, err = spinning.New(sc)
 	if err != nil {
 		return nil, err
 	}
-	for range cfg.Procs {
+	return e, nil
+}
+
+// boot starts Procs Ms, which park, and sysmon.
+func (e *Executor) boot() {
+	for range e.procs {
 		e.startM()
 	}
 	e.live.Add(1)
-	go e.sysmon()
-	return e, nil
+	e.goStart(e.sysmon)
 }
 
 // Procs returns the number of Ps.
@@ -218,7 +239,7 @@ func (e *Executor) startM() {
 	w.rnd = uint64(w.id)*0x9E3779B97F4A7C15 | 1
 	w.rng = w.rand
 	e.live.Add(1)
-	go e.mstart(w, false)
+	e.goStart(func() { e.mstart(w, false) })
 }
 
 // goroutineExit counts a worker or sysmon out; the last one wakes Close.

@@ -15,9 +15,11 @@ import (
 // every checker, each cell in a child process with a time limit (a mutant
 // can deadlock a synctest bubble, which panics, or hang). The fixed
 // scenarios run in synctest bubbles and are deterministic; the stress run
-// is not. The explorer on the composed loop and Executor.tla come later.
+// is not; the explorer runs the real M loop, Ms and sysmon as its threads
+// (explore_test.go), every interleaving within bound 1.
 //
-// Run it with go test -tags schedmutant -run TestKillMatrix ./executor/
+// Run it with go test -tags schedcheck,schedmutant -run TestKillMatrix ./executor/
+// (without schedcheck the explorer column reads n/a).
 
 var killConfig = killmatrix.Config{
 	Component: "executor",
@@ -40,6 +42,7 @@ var killConfig = killmatrix.Config{
 		{Name: "chain", Deterministic: true, Run: chainAllocs},
 		{Name: "retaken", Deterministic: true, Run: bubbles(spawnAfterRetake(false))},
 		{Name: "retaken2", Deterministic: true, Run: bubbles(spawnAfterRetake(true))},
+		{Name: "explorer", Deterministic: true, Run: killByExplorer},
 		{Name: "stress", Run: killByStress},
 	},
 }
@@ -55,6 +58,14 @@ func bubbles(ss ...scenario) func(*testing.T) error {
 		}
 		return nil
 	}
+}
+
+func killByExplorer(*testing.T) error {
+	applicable, err := executor.ExploreAll()
+	if !applicable {
+		return killmatrix.ErrNotApplicable
+	}
+	return err
 }
 
 func killByStress(t *testing.T) error {

@@ -33,7 +33,7 @@ func (e *Executor) mstart(w *worker, held bool) {
 func (e *Executor) mexit(w *worker) {
 	if w.goexit {
 		w.goexit = false
-		go e.mstart(w, true)
+		e.goStart(func() { e.mstart(w, true) })
 		return
 	}
 	e.goroutineExit()

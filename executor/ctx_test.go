@@ -1,0 +1,5 @@
+package executor
+
+import "context"
+
+var bg = context.Background()

@@ -1,0 +1,206 @@
+package executor
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/internal/explore"
+)
+
+// The interleaving explorer (internal/explore, -tags schedcheck) on the
+// composed M loop: the executor's Ms, and sysmon when asked, run as the
+// explorer's threads (build's goStart collects them instead of starting
+// goroutines), beside a thread that submits tasks and then closes the
+// executor. Every interleaving within the preemption bound must run every
+// task exactly once, and end: a lost wakeup shows as a deadlock (Close
+// waiting for quiescence with every M parked while a task is queued).
+// Without the tag the scenarios skip.
+
+// exploreCase is one scenario: Procs Ps, extra Ms beyond Procs, sysmon as a
+// thread or not, and what the submitting thread does before it closes.
+type exploreCase struct {
+	name   string
+	procs  int
+	extraM int
+	sysmon bool
+	slice  time.Duration
+	tasks  int
+	submit func(e *Executor, ran []atomicx.Int32)
+}
+
+func (c exploreCase) run() explore.Run {
+	var threads []func()
+	late := 0
+	started := false
+	e, err := build(Config{Procs: c.procs, Slice: c.slice}, func(f func()) {
+		if started {
+			late++ // a goroutine started during the run (a Goexit) would not run
+			return
+		}
+		threads = append(threads, f)
+	}, false)
+	if err != nil {
+		panic(err)
+	}
+	for range c.procs + c.extraM {
+		e.startM()
+	}
+	if c.sysmon {
+		e.live.Add(1)
+		e.goStart(e.sysmon)
+	}
+	started = true
+	nameCells(e)
+	ran := make([]atomicx.Int32, c.tasks)
+	for i := range ran {
+		explore.Name(&ran[i], fmt.Sprintf("ran[%d]", i))
+	}
+	var closeErr error
+	threads = append(threads, func() {
+		c.submit(e, ran)
+		closeErr = e.Close()
+	})
+	return explore.Run{
+		Threads: threads,
+		Check: func() error {
+			if closeErr != nil {
+				return closeErr
+			}
+			if late != 0 {
+				return fmt.Errorf("%d goroutines were started during the run", late)
+			}
+			for i := range ran {
+				if n := ran[i].Load(); n != 1 {
+					return fmt.Errorf("task %d ran %d times", i, n)
+				}
+			}
+			if n := e.global.Len(); n != 0 {
+				return fmt.Errorf("%d tasks left in the global queue", n)
+			}
+			return nil
+		},
+	}
+}
+
+func count(ran []atomicx.Int32, i int) func(Task) { return func(Task) { ran[i].Add(1) } }
+
+var exploreCases = []exploreCase{
+	{
+		// An outside submit against the Ms' parking and the drop-and-recheck.
+		name: "submit-vs-park", procs: 1, extraM: 1, tasks: 2,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			_ = e.Go(count(ran, 0))
+			_ = e.Go(count(ran, 1))
+		},
+	},
+	{
+		// A local spawn into runnext with a second P whose M may steal it.
+		name: "spawn-vs-steal", procs: 2, tasks: 2,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			_ = e.Go(func(t Task) {
+				ran[0].Add(1)
+				t.Go(count(ran, 1))
+			})
+		},
+	},
+	{
+		// A task blocks (on a note: the explorer sees it) until a task
+		// queued behind it on the only P has run: sysmon, a thread here,
+		// must take the P, on the explorer's virtual clock.
+		name: "blocker-retake", procs: 1, extraM: 1, sysmon: true, slice: 100 * time.Microsecond, tasks: 2,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			var n atomicx.Note
+			explore.Name(&n, "released")
+			_ = e.Go(func(Task) {
+				n.Sleep()
+				ran[0].Add(1)
+			})
+			_ = e.Go(func(Task) {
+				ran[1].Add(1)
+				n.Wakeup()
+			})
+		},
+	},
+	{
+		// A group waited inside a task on the only P: the Wait must run
+		// its children itself (no sysmon here to rescue a Wait that holds
+		// its P).
+		name: "group-wait-1p", procs: 1, tasks: 3,
+		submit: groupWait,
+	},
+	{
+		// The same on 2 Ps: the Wait runs its children, or a thief takes
+		// one and the Wait sleeps until that child's M readies it.
+		name: "group-wait", procs: 2, tasks: 3,
+		submit: groupWait,
+	},
+}
+
+func groupWait(e *Executor, ran []atomicx.Int32) {
+	_ = e.Go(func(t Task) {
+		g, _ := t.NewGroup(bg)
+		g.Go(func(t Task) error { ran[0].Add(1); return nil })
+		g.Go(func(t Task) error { ran[1].Add(1); return nil })
+		if g.Wait() == nil {
+			ran[2].Add(1)
+		}
+	})
+}
+
+// exploreOptions: bound 1 is complete for every scenario in seconds;
+// long mode asks for bound 2, which MaxExecutions cuts short (reported).
+func exploreOptions(c exploreCase) explore.Options {
+	return explore.Options{Name: "executor-" + c.name, Bound: 1, LongBound: 2}
+}
+
+func TestExploreExecutor(t *testing.T) {
+	for _, c := range exploreCases {
+		t.Run(c.name, func(t *testing.T) {
+			explore.Check(t, exploreOptions(c), c.run)
+		})
+	}
+}
+
+// exploreAll runs every scenario at bound 1, for the kill matrix; nil
+// without -tags schedcheck is reported by the caller as not applicable.
+func exploreAll() (bool, error) {
+	for _, c := range exploreCases {
+		opts := exploreOptions(c)
+		opts.LongBound = 0
+		r, err := explore.Explore(opts, c.run)
+		if errors.Is(err, explore.ErrNoSchedcheck) {
+			return false, nil
+		}
+		if err != nil {
+			return true, err
+		}
+		if r.Failure != nil {
+			return true, fmt.Errorf("%s: %v", c.name, r.Failure.Err)
+		}
+	}
+	return true, nil
+}
+
+// nameCells names the executor's own cells in traces.
+func nameCells(e *Executor) {
+	for _, c := range []struct {
+		p    any
+		name string
+	}{
+		{&e.closing, "closing"}, {&e.inflight, "inflight"}, {&e.quiet, "quiet"}, {&e.quietBy, "quietBy"},
+		{&e.nm, "nm"}, {&e.live, "live"}, {&e.exited, "exited"}, {&e.stopped, "stopped"},
+		{&e.sysmonNote, "sysmonNote"}, {&e.sysmonWait, "sysmonWait"}, {&e.mu, "e.mu"}, {&e.closeMu, "closeMu"},
+		{&e.global, "global"}, {&e.abandon, "abandon"},
+	} {
+		explore.Name(c.p, c.name)
+	}
+	for i, p := range e.ps {
+		explore.Name(p, fmt.Sprintf("P%d", i))
+	}
+	for _, w := range e.workers {
+		explore.Name(w, fmt.Sprintf("M%d", w.id))
+	}
+}
