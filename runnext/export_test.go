@@ -43,3 +43,8 @@ func StealHalfFrom[T any](q, dst *Queue[T], stealNext bool) (t *T, fromSlot bool
 // VersionAddr returns the address of q's slot version, the cell a
 // schedcheck hook sees when an operation reads or writes it.
 func VersionAddr[T any](q *Queue[T]) uintptr { return uintptr(unsafe.Pointer(&q.next.ver)) }
+
+// SetTaskCell stores t in q's slot's task cell, as a broken Drain that
+// forgot to clear it would leave it (for the reachability test's broken
+// variant).
+func SetTaskCell[T any](q *Queue[T], t *T) { q.next.task.Store(t) }

@@ -128,8 +128,8 @@ func (q composedQ) PutNext(t *int, spill []*int) []*int {
 
 func (q composedQ) Put(t *int, spill []*int) []*int { return q.ring.Put(t, spill) }
 func (q composedQ) PutBatch(ts []*int) int {
-	// As the real queue, refuse a nil anywhere in the batch (lfq refuses
-	// only one in what fits), so that the variant fails only by its bug.
+	// As the real queue, refuse a nil anywhere in the batch before putting
+	// anything, so that the variant fails only by its bug.
 	if slices.Contains(ts, nil) {
 		panic("composedQ: PutBatch called with a nil task")
 	}

@@ -30,6 +30,9 @@ const (
 	// instead of the version, so a task the owner took and put back (the
 	// same pointer, a fresh occupancy) is taken without a new wait: ABA.
 	thiefComparesPointer
+	// GetTreatsOneAsEmpty: Get's ring part returns nothing from a ring
+	// holding one task (a fast path that takes length 1 for empty).
+	getTreatsOneAsEmpty
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
@@ -42,4 +45,5 @@ var mutationNames = [...]string{
 	emptyMissesRunnext:   "EmptyMissesRunnext",
 	thiefNoRecheck:       "ThiefNoRecheck",
 	thiefComparesPointer: "ThiefComparesPointer",
+	getTreatsOneAsEmpty:  "GetTreatsOneAsEmpty",
 }

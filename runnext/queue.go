@@ -137,7 +137,7 @@ func (q *Queue[T]) Get() (t *T, inheritTime bool) {
 	if v := q.next.ver.Load(); v&1 != 0 {
 		t = q.next.take(v)
 	}
-	if inheritTime = t != nil; !inheritTime {
+	if inheritTime = t != nil; !inheritTime && (mutant != getTreatsOneAsEmpty || q.ring.Len() != 1) {
 		t = q.ring.Get()
 	}
 	q.own.exit()

@@ -107,6 +107,23 @@ func TestNilTasksPanicNamingTheCall(t *testing.T) {
 	assert.PanicsWithValue(t, "runnext: Queue.SetStealDelay called with a negative delay", func() { q.SetStealDelay(-time.Second) })
 }
 
+// TestPutBatchWithANilPanicsHavingPutNothing: a nil anywhere in the batch,
+// beyond the room left too, is refused before anything is put, as
+// lfq.Ring.PutBatch refuses it.
+func TestPutBatchWithANilPanicsHavingPutNothing(t *testing.T) {
+	var q runnext.Queue[int]
+	q.PutBatch(items(0, lfq.Size-2))
+	seqBefore := runnext.Seq(&q)
+	for _, at := range []int{0, 1, 2, 4} { // within the room of 2 and beyond it
+		batch := items(1000, 5)
+		batch[at] = nil
+		assert.PanicsWithValue(t, "runnext: Queue.PutBatch called with a nil task", func() { q.PutBatch(batch) }, "nil at %d", at)
+		assert.Equal(t, lfq.Size-2, q.Len(), "nil at %d: nothing put", at)
+		assert.Equal(t, seqBefore, runnext.Seq(&q), "nil at %d: nothing published", at)
+	}
+	assert.Equal(t, seq(0, lfq.Size-2), vals(q.Drain(nil)))
+}
+
 func TestPutBatchPutsWhatFits(t *testing.T) {
 	var q runnext.Queue[int]
 	q.PutNext(item(-1), nil)

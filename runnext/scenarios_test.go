@@ -120,6 +120,14 @@ var timingScenarios = []xscenario{
 		}
 		return nil
 	}},
+	{"Get finds the ring's one task", "GetTreatsOneAsEmpty", func(*testing.T) error {
+		var q runnext.Queue[int]
+		q.Put(item(7), nil)
+		if got, inherit := q.Get(); id(got) != 7 || inherit {
+			return fmt.Errorf("Get of a queue holding task 7 in its ring = task %d (inheritTime %v), want task 7", id(got), inherit)
+		}
+		return nil
+	}},
 }
 
 // TestFixedScenarios runs every fixed scenario against the real queue.
