@@ -11,21 +11,40 @@ import (
 // runs next: one put and one take of the same task per op, one goroutine.
 // It is the cost of a spawn that the spawner's P runs next, the pattern the
 // runnext slot exists for, against the same pair on the lfq ring it sits in
-// front of:
+// front of (the target: PutNext+Get within 1.2x of it):
 //
-//   - impl=runnext.Slot: Slot.Put then Slot.Take (a clock read, a store, a
-//     swap; a load and a CAS).
 //   - impl=runnext.Queue: Queue.PutNext then Queue.Get, with 64 tasks queued
 //     in the ring behind the slot (the slot is empty before each PutNext, so
-//     nothing is displaced).
-//   - impl=runnext.Queue-delay0: the same with SetStealDelay(0), which skips
-//     the clock read on put.
+//     nothing is displaced): a load, a store of the task and a CAS of the
+//     version; a load of each and a CAS. The owner reads no clock: thieves
+//     wait the steal delay on their side.
+//   - impl=runnext.Slot: Slot.Put then Slot.Take, the slot alone.
 //   - impl=lfq.Ring: lfq.Ring.Put then Get with 64 tasks queued: the task
 //     gets to run only after those 64 (FIFO), where runnext runs it at once.
 //
 // None allocates.
 func BenchmarkRunnextPutTake(b *testing.B) {
 	ts := newTasks(occupancy + 1)
+
+	b.Run("impl=runnext.Queue", func(b *testing.B) {
+		b.ReportAllocs()
+		q := new(runnext.Queue[task])
+		q.PutBatch(ts[:occupancy])
+		t := ts[occupancy]
+		inherit := false
+		cpu := startCPU()
+		for b.Loop() {
+			if q.PutNext(t, nil) != nil {
+				b.Fatal("ring overflowed")
+			}
+			t, inherit = q.Get()
+		}
+		cpu.report(b)
+		if !inherit {
+			b.Fatal("Get did not take the runnext task")
+		}
+		sink += t.id
+	})
 
 	b.Run("impl=runnext.Slot", func(b *testing.B) {
 		b.ReportAllocs()
@@ -41,33 +60,6 @@ func BenchmarkRunnextPutTake(b *testing.B) {
 		cpu.report(b)
 		sink += t.id
 	})
-
-	queue := func(delay0 bool) func(b *testing.B) {
-		return func(b *testing.B) {
-			b.ReportAllocs()
-			q := new(runnext.Queue[task])
-			if delay0 {
-				q.SetStealDelay(0)
-			}
-			q.PutBatch(ts[:occupancy])
-			t := ts[occupancy]
-			inherit := false
-			cpu := startCPU()
-			for b.Loop() {
-				if q.PutNext(t, nil) != nil {
-					b.Fatal("ring overflowed")
-				}
-				t, inherit = q.Get()
-			}
-			cpu.report(b)
-			if !inherit {
-				b.Fatal("Get did not take the runnext task")
-			}
-			sink += t.id
-		}
-	}
-	b.Run("impl=runnext.Queue", queue(false))
-	b.Run("impl=runnext.Queue-delay0", queue(true))
 
 	b.Run("impl=lfq.Ring", func(b *testing.B) {
 		b.ReportAllocs()
