@@ -48,3 +48,7 @@ func VersionAddr[T any](q *Queue[T]) uintptr { return uintptr(unsafe.Pointer(&q.
 // forgot to clear it would leave it (for the reachability test's broken
 // variant).
 func SetTaskCell[T any](q *Queue[T], t *T) { q.next.task.Store(t) }
+
+// TaskCellAddr returns the address of q's slot task cell, for a schedcheck
+// hook.
+func TaskCellAddr[T any](q *Queue[T]) uintptr { return uintptr(unsafe.Pointer(&q.next.task)) }

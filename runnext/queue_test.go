@@ -316,3 +316,47 @@ func TestOwnerHotPathsDoNotAllocate(t *testing.T) {
 	})
 	assert.Zero(t, allocs)
 }
+
+// TestSeqCountsEveryPublication: each bump of seq that Empty and an
+// empty-handed steal rely on to see the owner add work between their reads:
+// +2 for Put, for a PutBatch that put something, for a steal into the
+// queue, and for a PutNext that displaces (odd while it does, and while
+// Drain drains: TestSeqIsOddWhileATaskMoves); nothing for what publishes
+// nothing into the ring.
+func TestSeqCountsEveryPublication(t *testing.T) {
+	var q, victim runnext.Queue[int]
+	step := func(what string, want uint64, f func()) {
+		t.Helper()
+		before := runnext.Seq(&q)
+		f()
+		assert.Equal(t, want, runnext.Seq(&q)-before, what)
+	}
+	step("Put", 2, func() { q.Put(item(1), nil) })
+	step("PutBatch of 2", 2, func() { q.PutBatch(items(2, 2)) })
+	step("PutBatch of none", 0, func() { q.PutBatch(nil) })
+	step("PutNext into an empty slot", 0, func() { q.PutNext(item(4), nil) })
+	step("PutNext that displaces", 2, func() { q.PutNext(item(5), nil) })
+	step("Get", 0, func() { q.Get() })
+	victim.PutBatch(items(10, 4))
+	step("a steal into the queue", 2, func() { victim.StealHalf(&q, false) })
+	step("a steal from the queue", 0, func() { q.StealHalf(&victim, false) })
+	step("Drain", 2, func() { q.Drain(nil) })
+	step("Drain of an empty queue", 2, func() { q.Drain(nil) })
+	assert.Zero(t, runnext.Seq(&q)%2)
+}
+
+// TestStealHalfDoesNotAllocate: a thief's path, the wait included,
+// allocates nothing.
+func TestStealHalfDoesNotAllocate(t *testing.T) {
+	var victim, thief runnext.Queue[int]
+	victim.SetStealDelay(0)
+	xs := items(0, 8)
+	allocs := testing.AllocsPerRun(100, func() {
+		victim.PutBatch(xs[:4])
+		victim.PutNext(xs[4], nil)
+		for victim.StealHalf(&thief, true) != nil {
+			thief.Drain(xs[:0])
+		}
+	})
+	assert.Zero(t, allocs)
+}

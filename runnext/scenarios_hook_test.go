@@ -90,3 +90,91 @@ var hookScenarios = []xscenario{
 		return nil
 	}},
 }
+
+// counter is an atomicx hook that counts the operations of some kinds.
+type counter struct {
+	ops []atomicx.Op
+	n   atomic.Int64
+}
+
+func (c *counter) Before(op atomicx.Op, _ uintptr) {
+	if slices.Contains(c.ops, op) {
+		c.n.Add(1)
+	}
+}
+func (c *counter) After(atomicx.Op, uintptr, uint64) {}
+func (c *counter) Wait(op atomicx.Op, _ uintptr, _ func() bool, _ time.Duration) (int64, bool) {
+	if slices.Contains(c.ops, op) {
+		c.n.Add(1)
+	}
+	return 0, false
+}
+
+// clockReads counts the clock reads and sleeps of f.
+func clockReads(f func()) int64 {
+	c := &counter{ops: []atomicx.Op{atomicx.OpNanotime, atomicx.OpSleep}}
+	restore := atomicx.SetHook(c)
+	f()
+	restore()
+	return c.n.Load()
+}
+
+// TestOwnerReadsNoClock: the steal delay is the thieves' to wait, so no
+// owner method reads the clock or sleeps, whatever the delay; a thief that
+// finds a runnext task sleeps it.
+func TestOwnerReadsNoClock(t *testing.T) {
+	owner := func(q *runnext.Queue[int]) {
+		q.Put(item(1), nil)
+		q.PutNext(item(2), nil)
+		q.PutNext(item(3), nil) // displaces 2
+		q.PutBatch(items(4, 3))
+		q.Get()
+		q.Get()
+		q.Drain(nil)
+		var s runnext.Slot[int]
+		s.Put(item(9))
+		s.Put(item(10))
+		s.Take()
+	}
+	var q runnext.Queue[int]
+	if n := clockReads(func() { owner(&q) }); n != 0 {
+		t.Fatalf("the owner's methods read the clock or slept %d times", n)
+	}
+	// The count can fail: a thief's wait is counted.
+	q.SetStealDelay(time.Nanosecond)
+	q.PutNext(item(1), nil)
+	var thief runnext.Queue[int]
+	if n := clockReads(func() { q.StealHalf(&thief, true) }); n == 0 {
+		t.Fatal("the hook counted no sleep in a thief's wait: the check cannot see a clock read")
+	}
+}
+
+// TestSeqIsOddWhileATaskMoves: while PutNext moves a displaced task from the
+// slot to the ring, and while Drain empties the queue, seq is odd, so Empty
+// and thieves wait rather than see the task in neither place.
+func TestSeqIsOddWhileATaskMoves(t *testing.T) {
+	var q runnext.Queue[int]
+	q.PutNext(item(1), nil)
+	var seen uint64
+	err := interpose(runnext.TaskCellAddr(&q), []atomicx.Op{atomicx.OpStore},
+		func() { seen = runnext.Seq(&q) }, // as PutNext stores the new task, 1 is in its hands
+		func() error { q.PutNext(item(2), nil); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen%2 != 1 {
+		t.Fatalf("seq = %d while PutNext moved the displaced task: want odd", seen)
+	}
+	err = interpose(runnext.VersionAddr(&q), []atomicx.Op{atomicx.OpCAS, atomicx.OpStore},
+		func() { seen = runnext.Seq(&q) }, // as Drain takes the runnext task, before the ring
+		func() error { q.Drain(nil); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen%2 != 1 {
+		t.Fatalf("seq = %d while Drain emptied the queue: want odd", seen)
+	}
+	if s := runnext.Seq(&q); s%2 != 0 {
+		t.Fatalf("seq = %d after both: want even", s)
+	}
+}
