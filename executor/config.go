@@ -40,6 +40,7 @@ type Config struct {
 	// PanicHandler, if not nil, receives every panic of a task that is not
 	// in a group (a group's panics become the group's error), on the M that
 	// ran the task. If nil, panics are collected and Close returns them.
+	// It must not panic itself: that would end the M's goroutine.
 	PanicHandler func(*PanicError)
 
 	// OnEvent, if not nil, is called on the M (or sysmon) where a

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -84,6 +85,8 @@ func (c exploreCase) run() explore.Run {
 		},
 	}
 }
+
+var bg = context.Background()
 
 func count(ran []atomicx.Int32, i int) func(Task) { return func(Task) { ran[i].Add(1) } }
 

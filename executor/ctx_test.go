@@ -1,5 +1,0 @@
-package executor
-
-import "context"
-
-var bg = context.Background()
