@@ -6,14 +6,15 @@
 // its consumer run back to back on one P while their data is still in its
 // cache; the task the slot held before goes to the ring's tail. Thieves take
 // the ring's older half first, and the runnext task only on their last pass
-// over the victims and only once it has sat in the slot for the steal delay,
-// long enough that its P is really busy rather than about to run it.
+// over the victims and only after waiting the steal delay with the task in
+// the slot, long enough that its P is really busy rather than about to run
+// it.
 //
 // Each operation mirrors a function of the runtime's proc.go and an action
 // of proofs/tla/Runnext.tla of the same name:
 //
 //	Slot.Put        runqput (next=true), the slot part      PutNext's steps
-//	Slot.Take       runqget's runnext CAS                    Take (TakeLoad, TakeCAS)
+//	Slot.Take       runqget's runnext CAS                    Get's TakeLoad, GetCAS
 //	Slot.Steal      runqgrab's stealRunNextG branch          StealHalf's slot steps
 //	Queue.PutNext   runqput (next=true), runqputslow if full PutNext
 //	Queue.Put       runqput (next=false)                     Put
@@ -22,29 +23,38 @@
 //	Queue.StealHalf runqsteal + runqgrab (stealRunNextG)     StealHalf
 //	Queue.Drain     runqdrain                                Drain
 //	Queue.Empty     runqempty                                Empty
-//	Queue.Len       runqlen (a hint)                         -
+//	Queue.Len       runqlen (a hint)                         (Len3: lfq.Ring.Len inside the others)
+//
+// # The slot
+//
+// The slot is a version and a task cell. The version is odd while the slot
+// holds a task and grows by one at every fill (the owner's put) and every
+// take (the owner's or a thief's), so a version names one occupancy and
+// never comes back (a uint64 does not wrap). Takes are a CAS of the version
+// from odd to even; only the owner fills, storing the task in the cell
+// before the CAS that publishes it.
+//
+// The steal delay is the thief's to wait, as runqgrab's usleep(3) is: the
+// owner reads no clock, so a put and a take cost two atomic writes and a
+// CAS, as an lfq put and get do. A thief that finds a task notes its version
+// and its task, sleeps the delay (atomicx.Sleep) and looks again, at the
+// ring first; it takes the task only by a CAS from the version it waited
+// for. So a thief never takes a task that has not sat in the slot, the same
+// occupancy throughout, for the whole delay as that thief observed it: from
+// its first look to its CAS. A task the owner took and put back (the same
+// pointer) is a new version and costs a new wait, and so does a task put
+// while the thief slept. A thief waits the whole delay from its own look
+// however long the task sat before it looked: without a put time there is
+// nothing else to go by, and the runtime's thief does the same.
 //
 // # Invariants
 //
-//   - Only the owner makes the slot non-empty (Put, PutNext). The owner's
-//     take and every thief's steal empty it by a CAS from the task they
-//     loaded, so a task leaves the slot exactly once: the owner and a thief
-//     never both get it.
+//   - A task leaves the slot exactly once: the owner's take and a thief's
+//     steal are both a CAS of the version, and only the owner fills.
 //   - The slot holds only the task put last; the task it displaces is
 //     queued at the ring's tail, behind everything there (or, if the ring is
 //     full, handed back with the ring's older half as one overflow batch).
 //     No task is lost when displaced.
-//   - The slot is a version and a task cell: the version is odd while the
-//     slot holds a task and grows by one at every fill and every take, so
-//     it names one occupancy and never comes back; takes are a CAS of it.
-//   - The steal delay is the thief's to wait, as runqgrab's usleep(3) is:
-//     the owner reads no clock. A thief that finds a task notes its version,
-//     sleeps the delay (StealDelay, 3µs, unless SetStealDelay set another)
-//     and takes it only by a CAS from that same version, so the task sat in
-//     the slot, untouched, for the whole delay as that thief observed it. A
-//     task taken and put back, the same pointer, is a new version and
-//     starts a new wait; a thief that finds another occupancy when it looks
-//     again waits for that one in its turn, at the ring first.
 //   - A thief takes the runnext task only when the ring gives nothing: the
 //     ring was empty, with no task on its way to it, at an instant while the
 //     task sat in the slot. It re-reads the ring's length just before its
@@ -52,8 +62,8 @@
 //     thieves wait out.
 //   - Empty never reports true spuriously: the queue (ring, slot, and a task
 //     on its way from the slot to the ring) was empty at some instant during
-//     the call. StealHalf with stealNext set returns nil only under the same
-//     condition.
+//     the call. Neither does Get return nothing, nor StealHalf with
+//     stealNext set, nor Slot.Steal (of the slot alone).
 //
 // # seq, and how this differs from the runtime
 //
@@ -87,16 +97,36 @@
 // A thief that finds a runnext task therefore waits far longer than the
 // delay; the runtime's usleep(3) is a nanosleep and coarse as well.
 //
+// # Reachability
+//
+// The task cell keeps the task of the slot's last fill after it is taken,
+// until the owner's next put: clearing it on every take would cost the
+// owner a second atomic store per Get, and a thief cannot clear it (only the
+// owner writes the cell). So a slot keeps at most one task that has left it
+// reachable. Drain clears the cell, as lfq's Drain clears the ring's slots;
+// the ring keeps at most lfq.Size taken tasks reachable (see lfq).
+//
 // # Use
 //
 // The zero Slot and the zero Queue are empty, with the default steal delay,
 // and ready to use. The owner methods (Put and Take of a Slot; PutNext, Put,
 // PutBatch, Get, Drain of a Queue; SetStealDelay of either) must be called by
 // one goroutine at a time, the P's current M; any goroutine may call Steal,
-// StealHalf, Empty and Len. PutNext detects a second owner when it finds the
-// slot filled under it, and panics. Every put of a nil task panics with a
-// message naming the call, as do StealHalf into nil, into the victim itself,
-// or into a queue whose ring holds more than lfq.Size/2 tasks.
+// StealHalf, Empty and Len. StealHalf publishes into its destination as that
+// queue's owner: dst must be a queue the caller owns. Every put of a nil task
+// panics with a message naming the call, as do StealHalf into nil, into the
+// victim itself, or into a queue whose ring holds more than lfq.Size/2 tasks.
+// PutBatch refuses a nil anywhere in ts, having put nothing, as
+// lfq.Ring.PutBatch does.
+//
+// Misuse of the owner rule is not detected in a normal build, beyond
+// PutNext and Slot.Put panicking when they find the slot filled under them:
+// two goroutines in owner methods at once can lose tasks, run one twice or
+// leave the ring's indices inconsistent (every cell is atomic, so the race
+// detector says nothing). Under the build tag schedkit_checked every owner
+// method, and StealHalf for its destination, raises a flag for its whole run
+// and panics, naming the call, if it finds the flag raised: two owners, or
+// two thieves stealing into one queue, at once.
 //
 // Len reads the ring and the slot at two instants, so under concurrent
 // steals it is a hint, like the runtime's runqlen; it is exact when no other
@@ -105,6 +135,56 @@
 // Under the build tag schedmutant the package exports Mutations and
 // SetMutation, which select a seeded fault (ThiefIgnoresDelay,
 // DisplacedDropped, TakeWithoutCAS, EmptyMissesRunnext, ThiefNoRecheck,
-// ThiefComparesPointer) for the kill matrix; in a normal build the faults
-// compile away.
+// ThiefComparesPointer, GetTreatsOneAsEmpty) for the kill matrix; in a
+// normal build the faults compile away.
+//
+// # Where each property is checked
+//
+// Every property above, and each one a method's doc states, and the tests
+// that fail when it breaks (TLA+ invariants in proofs/tla/Runnext.tla):
+//
+//	a task leaves the slot once       TestExploreRunnext (take-vs-steal, take-vs-two-thieves,
+//	                                  aba-reput-as-thief-wakes), TestFixedScenarios (a thief's CAS
+//	                                  between the owner's load and its take), TestStressExactlyOnce;
+//	                                  NeverTakenAndStolen, Conservation
+//	version odd while full, +1 at     TestSlotVersionCountsFillsAndTakes
+//	every fill and take
+//	LIFO; displaced to the ring's     TestSlotPutIsLIFOAndHandsBackTheDisplaced, TestPutNextSendsTheDisplacedToTheTail,
+//	tail; overflow batch              TestPutNextIntoAFullRingHandsBackTheOverflow, TestRunnextModel; LIFOSlot
+//	the steal delay as the thief      TestSlotStealWaitsTheDelayFromItsOwnLook, TestSlotThiefWaitsForAReplacement,
+//	observes it (its own look to its  TestSlotThiefWaitsAgainForTheSamePointerPutBack, TestStealHalfWaitsForAReplacement,
+//	CAS, one occupancy; ABA)          TestStealHalfWaitsAgainForTheSamePointerPutBack, TestRunnextModel (exact waits),
+//	                                  TestExploreRunnext (every slot steal: replace-during-wait, aba-*), TestFixedScenarios;
+//	                                  StealAfterDelay
+//	the owner reads no clock          TestOwnerReadsNoClock
+//	runnext only when the ring gives  TestStealHalfTakesTheRingFirst, TestStealHalfWaitsThenFindsTheDisplaced,
+//	nothing                           TestExploreRunnext (no-delay-displace-vs-steal-and-empty); RunnextOnlyWhenRingClear
+//	Empty never true spuriously       TestStressEmptyNeverSpurious, TestExploreRunnext (empty-vs-*), TestFixedScenarios
+//	                                  (Empty while the owner moves the runnext task); EmptyOnlyWhenEmpty
+//	StealHalf(stealNext) nil only     TestExploreRunnext (steal-nothing-vs-putnext-get), TestZeroQueueIsEmptyAndUsable,
+//	when empty                        TestStealHalfOwnerWinsTheRace; StealNothingOnlyWhenEmpty
+//	Get nothing only when empty       TestRunnextModel, TestFixedScenarios (Get finds the ring's one task),
+//	                                  TestExploreRunnext (linearizability); GetNothingOnlyWhenEmpty
+//	Slot.Steal nil only when empty    TestZeroSlotIsEmptyAndUsable, TestSlotOwnerTakesWhileThiefWaits
+//	every seq bump Empty relies on    TestSeqCountsEveryPublication, TestSeqIsOddWhileATaskMoves
+//	linearizable but Len              TestLinearizable, TestExploreRunnext
+//	Len exact when alone              TestRunnextModel, TestEmptyAndLen
+//	misuse panics naming the call     TestNilTasksPanicNamingTheCall, TestStealHalfMisusePanics, TestSetStealDelay,
+//	                                  TestSlotPutNilPanicsNamingTheCall, TestExploreTwoOwnersPanic
+//	PutBatch: a nil anywhere, nothing TestPutBatchWithANilPanicsHavingPutNothing
+//	put
+//	schedkit_checked: one owner       TestCheckedBuildCatchesTwoOwners, TestCheckedBuildCatchesTwoSlotOwners,
+//	                                  TestCheckedBuildCatchesTwoThievesIntoOneDestination,
+//	                                  TestCheckedBuildAllowsOneOwnerAndThieves (-tags schedkit_checked,schedcheck)
+//	reachability: one taken task per  TestSlotKeepsAtMostOneTakenTaskReachable, TestQueueDrainLeavesNothingReachable,
+//	slot; nothing after Drain         TestQueueGetReleasesTheRunnextTaskAtTheNextPutNext
+//	zero values ready; no allocation  TestZeroSlotIsEmptyAndUsable, TestZeroQueueIsEmptyAndUsable,
+//	on the owner's and thief's paths  TestOwnerHotPathsDoNotAllocate, TestStealHalfDoesNotAllocate
+//
+// Each checker's broken variants: TestRunnextModelCatchesBrokenQueues,
+// TestStressCheckerCatchesBrokenQueues, TestLinearizeCatchesBrokenQueues,
+// the reachability tests' broken slot and Drain, TestOwnerReadsNoClock's
+// counted wait, and the seeded mutants of TestKillMatrix (-tags
+// schedcheck,schedmutant), which TestExploreRunnext, TestRunnextModel and
+// TestFixedScenarios kill deterministically.
 package runnext

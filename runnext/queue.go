@@ -165,12 +165,14 @@ func (q *Queue[T]) Drain(dst []*T) []*T {
 // StealHalf steals from q for a thief that owns dst: the older half of q's
 // ring, rounded up, into dst's ring, returning one of the stolen tasks (the
 // newest) for the thief to run. Only when the ring gives nothing and
-// stealNext is set does it take q's runnext task, and only once that task
-// has sat in the slot for the steal delay; a thief that finds it too fresh
-// sleeps for the rest of the delay (atomicx.Sleep) and looks again, at the
-// ring first. It returns nil when it found nothing to steal: q was empty, or
-// held only a runnext task and stealNext was false. An executor sets
-// stealNext only on its last pass over the victims.
+// stealNext is set does it take q's runnext task, and only after waiting
+// the steal delay for it: it notes the task's occupancy (the slot's
+// version), sleeps the delay (atomicx.Sleep), looks again, at the ring
+// first, and takes the task only if the slot still holds that occupancy;
+// one it finds in its place it waits for in turn. It returns nil when it
+// found nothing to steal: q was empty, or held only a runnext task and
+// stealNext was false. An executor sets stealNext only on its last pass
+// over the victims.
 //
 // StealHalf returns nil with stealNext set only if q was empty at some
 // instant during the call, and takes the runnext task only if the ring was
