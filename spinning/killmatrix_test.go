@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -30,6 +31,9 @@ var killConfig = killmatrix.Config{
 	TLADir:    "../proofs/tla",
 	Mutations: spinning.Mutations(),
 	Set:       spinning.SetMutation,
+	// The explorer's cell runs every shape of explore_test.go; on a busy
+	// machine that takes longer than the default limit.
+	Timeout: 3 * time.Minute,
 	Checkers: []killmatrix.Checker{
 		// DFS over every interleaving within the bound: the same verdict
 		// on every run and machine.
