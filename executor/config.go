@@ -49,6 +49,11 @@ type Config struct {
 	// are not events (they are the hot path); Stats counts them.
 	OnEvent func(Event)
 
+	// TaskEvents makes OnEvent also receive EventTaskStart and EventTaskEnd
+	// for every task (a call and a clock read per task, on the hot path;
+	// off by default). See trace.go.
+	TaskEvents bool
+
 	// GlobalQueueOnly makes every P use the one locked global queue and
 	// nothing else: no ring, no runnext, no stealing. It is the same
 	// executor with its run queues switched off, for comparison.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/schedkit/schedkit/globalq"
 	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/runnext"
 	"github.com/schedkit/schedkit/spinning"
 	"github.com/schedkit/schedkit/stealing"
 )
@@ -25,7 +24,7 @@ type Executor struct {
 	global  globalq.Queue[task]
 	sched   *spinning.Sched
 	idle    *stealing.IdleMask
-	stealer *stealing.Stealer[*runnext.Queue[task], task]
+	stealer *stealing.Stealer[*proc, task] // *proc's StealHalf notes the victim (trace.go)
 
 	// closing is set when Close or Shutdown begins: outside submits fail.
 	// inflight counts outside submits between their check of closing and
@@ -96,10 +95,8 @@ func build(cfg Config, goStart func(func()), needM bool) (*Executor, error) {
 	}
 	e := &Executor{cfg: cfg, procs: cfg.Procs, gqOnly: cfg.GlobalQueueOnly, goStart: goStart}
 	e.ps = make([]*proc, cfg.Procs)
-	qs := make([]*runnext.Queue[task], cfg.Procs)
 	for i := range e.ps {
 		e.ps[i] = newProc(i, cfg)
-		qs[i] = &e.ps[i].q
 	}
 	if e.idle, err = stealing.NewIdleMask(cfg.Procs); err != nil {
 		return nil, err
@@ -107,7 +104,7 @@ func build(cfg Config, goStart func(func()), needM bool) (*Executor, error) {
 	for i := range e.ps {
 		e.idle.Set(i) // every P starts idle, as in the Sched
 	}
-	if e.stealer, err = stealing.New(qs, e.idle); err != nil {
+	if e.stealer, err = stealing.New(e.ps, e.idle); err != nil {
 		return nil, err
 	}
 	sc := spinning.Config{Procs: cfg.Procs, Work: e.work, CheckDead: e.checkDead}

@@ -53,6 +53,7 @@ type proc struct {
 	ngfree int
 	spill  []*task // overflow batch buffer for runnext.Queue.PutNext
 	batch  []*task // the rest of a global batch, for the ring
+	victim int     // the P this P's last steal took from (trace.go)
 
 	// sysmon's own view (the runtime's sysmontick): read and written only
 	// by sysmon.

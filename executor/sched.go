@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"runtime/trace"
 	"time"
 
 	"github.com/schedkit/schedkit/globalq"
@@ -124,6 +125,7 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 		if w.sm.Load().BecomeSpinning() {
 			if !wasSpinning {
 				p.stats.spinStarts.Add(1)
+				e.event(EventSpin, p.id, w, 0)
 			}
 			if !e.gqOnly {
 				if t := e.stealer.Steal(p.id, w.rng); t != nil {
@@ -145,14 +147,17 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 		if !w.sm.Load().ReleaseP() { // needspinning: spin instead
 			e.takeP(w)
 			p.stats.spinStarts.Add(1)
+			e.event(EventSpin, w.sm.Load().P(), w, 0)
 			continue
 		}
 		if w.sm.Load().Spinning() {
 			p.stats.spinStops.Add(1)
+			e.event(EventSpinStop, p.id, w, 0)
 		}
 		if w.sm.Load().DropSpinning() { // work appeared
 			e.takeP(w)
 			p.stats.spinStarts.Add(1)
+			e.event(EventSpin, w.sm.Load().P(), w, 0)
 			continue
 		}
 		p.stats.parks.Add(1)
@@ -200,6 +205,7 @@ func (e *Executor) execute(w *worker, t *task, inherit bool) {
 	if w.sm.Load().Spinning() { // found work: resetspinning (which may wake another)
 		w.sm.Load().ResetSpinning()
 		p.stats.spinStops.Add(1)
+		e.event(EventSpinStop, p.id, w, 0)
 	}
 	if t.w != nil {
 		e.resume(w, p, t.w)
@@ -225,6 +231,12 @@ func (e *Executor) execute(w *worker, t *task, inherit bool) {
 	gen := w.gen
 	prev := w.cur.Load()
 	w.cur.Store(gen)
+	if tr := trace.IsEnabled(); tr || e.cfg.TaskEvents { // once per task; trace.go
+		tt := e.taskStart(w, p, Task{w: w, gen: gen}, inherit, tr)
+		p.status.Store(own(w.id, pTask))
+		e.runTraced(w, Task{w: w, gen: gen}, fn, gfn, g, prev, tt)
+		return
+	}
 	p.status.Store(own(w.id, pTask))
 	e.run(w, Task{w: w, gen: gen}, fn, gfn, g, prev)
 }

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"math/bits"
+	"runtime/trace"
 	"time"
 
 	"github.com/schedkit/schedkit/internal/atomicx"
@@ -20,11 +21,16 @@ const (
 	EventOverflow                         // a full ring sent N tasks to the global queue
 	EventGlobalBatch                      // an M took N tasks from the global queue
 	EventPanic                            // a task panicked (or called runtime.Goexit)
+	EventTaskStart                        // a task starts on P, M (Config.TaskEvents); N is 1 if it came from runnext
+	EventTaskEnd                          // the task ends (Config.TaskEvents); P is the one it holds then, or -1
+	EventSpin                             // an M started spinning on P (looking for work to steal)
+	EventSpinStop                         // a spinning M stopped spinning (it found work, or gave up its P)
 )
 
 var eventNames = [...]string{
 	EventPark: "park", EventUnpark: "unpark", EventHandoff: "handoff", EventRetake: "retake",
 	EventSteal: "steal", EventOverflow: "overflow", EventGlobalBatch: "globalbatch", EventPanic: "panic",
+	EventTaskStart: "taskstart", EventTaskEnd: "taskend", EventSpin: "spin", EventSpinStop: "spinstop",
 }
 
 func (k EventKind) String() string {
@@ -41,12 +47,17 @@ type Event struct {
 	P    int
 	M    int
 	N    int
+	// Victim is the P an EventSteal took from; -1 for other kinds.
+	Victim int
+	// Task is the task's ID (Task.ID) for EventTaskStart and EventTaskEnd.
+	Task uint64
 }
 
-// event calls the hook, if any.
+// event calls the hook, if any, and logs the event to runtime/trace while
+// tracing is on (trace.go).
 func (e *Executor) event(k EventKind, p int, w *worker, n int) {
-	if h := e.cfg.OnEvent; h != nil {
-		h(Event{Kind: k, P: p, M: int(w.id), N: n})
+	if e.cfg.OnEvent != nil || trace.IsEnabled() {
+		e.emit(k, p, w, n)
 	}
 }
 
