@@ -1,8 +1,15 @@
-// Command schedkit runs schedkit's verification ladder.
+// Command schedkit runs schedkit's verification ladder and shows the
+// executor at work.
 //
-//	schedkit verify [-long] [-race=false] [-tla=false]   every check that exists, as a table
-//	schedkit tlc [-long] [-only=auto] [-workers n]       TLC on every spec and mutant config
-//	schedkit tlc -install [-url u]                       download tla2tools.jar to ~/.cache/tla
+//	schedkit verify [-long] [-run PATTERN] [-json]   every check that exists, as a table
+//	schedkit demo [-dir PATH] [-procs N] [-trace F]  hash a directory tree on the executor
+//	schedkit tlc [-long] [-only=auto] [-workers n]   TLC on every spec and mutant config
+//	schedkit tlc -install [-url u]                   download tla2tools.jar to ~/.cache/tla
+//
+// Every subcommand takes -h (its flags and an example). An unknown command
+// or a bad flag prints one line saying what to do and exits 2; a failure
+// to run (no such directory, an unwritable output, no jar) one line and a
+// non-zero exit.
 //
 // verify exits 1 when a check fails. tlc exits 1 when a spec fails or a
 // mutant passes, and 3 (exitNoJar) when no tla2tools.jar or java is found,
@@ -13,36 +20,98 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 )
 
 const exitNoJar = 3
 
-func usage() {
-	fmt.Fprintln(os.Stderr, `usage:
-  schedkit verify [-long] [-race=false] [-tla=false]   run every check and print the table
-  schedkit tlc [-long] [-only=auto] [-workers n]       run TLC on every spec and mutant config
-  schedkit tlc -install [-url u]                       download tla2tools.jar to ~/.cache/tla`)
+const usageText = `usage: schedkit <command> [flags]   (schedkit <command> -h for its flags and an example)
+
+  verify [-long] [-run PATTERN] [-json]           run every check and print the table
+  demo [-dir PATH] [-procs N] [-trace FILE]       hash a directory tree on the executor, print per-P stats
+  tlc [-long] [-only=auto] [-workers n]           run TLC on every spec and mutant config
+  tlc -install [-url u]                           download tla2tools.jar to ~/.cache/tla
+
+example:
+  go run ./cmd/schedkit verify -run 'lfq'
+  go run ./cmd/schedkit demo`
+
+func usage(w io.Writer) { fmt.Fprintln(w, usageText) }
+
+// commands maps a subcommand to its run function.
+var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"verify": runVerify,
+	"demo":   runDemo,
+	"tlc":    runTLC,
 }
 
-func main() {
-	if len(os.Args) < 2 {
-		usage()
-		os.Exit(2)
+// run dispatches a command line (without the program name) and returns the
+// exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) < 1 {
+		usage(stderr)
+		return 2
 	}
-	var code int
-	switch os.Args[1] {
-	case "verify":
-		code = runVerify(os.Args[2:])
-	case "tlc":
-		code = runTLC(os.Args[2:], os.Stdout, os.Stderr)
+	if f := commands[args[0]]; f != nil {
+		return f(args[1:], stdout, stderr)
+	}
+	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		usage()
-	default:
-		fmt.Fprintf(os.Stderr, "schedkit: unknown command %q\n", os.Args[1])
-		usage()
-		code = 2
+		usage(stdout)
+		return 0
 	}
-	os.Exit(code)
+	fmt.Fprintf(stderr, "schedkit: unknown command %q: want one of %s (schedkit -h for help)\n", args[0], commandList())
+	return 2
+}
+
+func commandList() string {
+	var names []string
+	for _, n := range []string{"verify", "demo", "trace", "tlc"} {
+		if commands[n] != nil {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// newFlags makes a subcommand's flag set: -h prints about and example with
+// the flags to stdout-like w; parse errors are left to parseFlags, which
+// makes them one line.
+func newFlags(name, about, example string, w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(w, "%s\n\nflags:\n", about)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+		fmt.Fprintf(w, "\nexample:\n%s\n", example)
+	}
+	return fs
+}
+
+// parseFlags parses args. ok is false when the command must stop at once
+// with code: 0 after -h, 2 after a bad flag or a stray argument, having
+// written one line that names the problem and points to -h.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0, false
+	case err != nil:
+		fmt.Fprintf(stderr, "schedkit %s: %v (schedkit %s -h lists the flags)\n", fs.Name(), err, fs.Name())
+		return 2, false
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "schedkit %s: unexpected argument %q: every input is a flag (schedkit %s -h lists them)\n",
+			fs.Name(), fs.Arg(0), fs.Name())
+		return 2, false
+	}
+	return 0, true
 }

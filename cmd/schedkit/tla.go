@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/schedkit/schedkit/internal/tlc"
 )
@@ -38,9 +38,24 @@ func componentOf(name string) string {
 
 // tlaOptions say which models run and how.
 type tlaOptions struct {
-	workers int
-	long    bool // the _long models too
-	only    bool // the only-it re-run of mutants with an Expect line
+	workers  int
+	long     bool                          // the _long models too
+	only     bool                          // the only-it re-run of mutants with an Expect line
+	sel      selector                      // verify -run: the models that can make a row it keeps
+	progress func(format string, a ...any) // a line as each model starts and ends; nil for none
+}
+
+// modelCheck is the start of the check a model's row will have, enough
+// for -run to pick it before it runs.
+func modelCheck(m tlc.Model) string {
+	name := m.Spec
+	if m.Long {
+		name += " (long)"
+	}
+	if m.ExpectReject() {
+		return "TLA+ " + name + " mutant " + m.Mutant + " rejected"
+	}
+	return "TLA+ " + name + ".tla passes"
 }
 
 // onlyDefault is whether the only-it re-run is on without -long: it roughly
@@ -55,17 +70,38 @@ func tlaRows(ctx context.Context, root string, o tlaOptions) []row {
 		return []row{{component: "all", check: "TLA+ (TLC)", result: "skipped: " + err.Error(), explored: "-"}}
 	}
 	c.Long, c.OnlyRerun = o.long, o.only
-	var rs []tlc.Result
+	var ms []tlc.Model
 	if err == nil {
-		rs, err = c.CheckAll(ctx, filepath.Join(root, tlaDir))
+		ms, err = tlc.Models(filepath.Join(root, tlaDir))
 	}
 	var rows []row
-	for _, r := range rs {
-		rows = append(rows, tlaRow(r))
-	}
-	if err != nil && len(rs) == 0 {
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "schedkit: TLC:", err)
-		rows = append(rows, row{component: "all", check: "TLA+ (TLC)", result: "FAIL", explored: "-"})
+		return []row{{component: "all", check: "TLA+ (TLC)", result: "FAIL", explored: "-"}}
+	}
+	var todo []tlc.Model
+	for _, m := range tlc.Select(ms, o.long) {
+		comp := componentOf(m.Spec)
+		if comp == "" {
+			comp = m.Spec
+		}
+		if o.sel.match(comp, modelCheck(m)) {
+			todo = append(todo, m)
+		}
+	}
+	for i, m := range todo {
+		if o.progress != nil {
+			o.progress("TLC %d of %d: %s", i+1, len(todo), m.Name)
+		}
+		r := c.Check(ctx, m)
+		if o.progress != nil {
+			verdict := "ok"
+			if !r.OK {
+				verdict = "FAIL: " + r.Reason
+			}
+			o.progress("  %s: %d states, %v: %s", m.Name, r.Distinct, r.Duration.Round(time.Millisecond), verdict)
+		}
+		rows = append(rows, tlaRow(r))
 	}
 	return rows
 }
@@ -118,13 +154,23 @@ func noExpectWarnings(w io.Writer, ms []tlc.Model) int {
 	return n
 }
 
+const tlcAbout = `usage: schedkit tlc [-long] [-only=auto] [-workers n] [-dir DIR]
+       schedkit tlc -install [-url URL]
+
+Runs TLC on every spec and mutant config in proofs/tla: a spec's model
+must pass and a mutant must be rejected (by its Expect name alone, with the
+only-it re-run). A line per model as it ends. Exits 1 when a model does not
+behave, 3 when no tla2tools.jar or java is found (-install fetches the jar).`
+
+const tlcExample = `  go run ./cmd/schedkit tlc -install
+  go run ./cmd/schedkit tlc -workers 1`
+
 // runTLC is `schedkit tlc`: every model must pass and every mutant must be
 // rejected (by its Expect name alone, where it has one). It exits
 // exitNoJar when TLC cannot run here. With -install it downloads the jar
 // instead.
 func runTLC(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("tlc", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("tlc", tlcAbout, tlcExample, stdout)
 	workers := fs.Int("workers", 2, "TLC worker threads (0: one per CPU)")
 	long := fs.Bool("long", false, "run the <Spec>_long models too (larger constants)")
 	only := fs.String("only", "auto", "re-run each mutant with an Expect line without that name, which must pass: "+
@@ -132,10 +178,8 @@ func runTLC(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", "", "the specs' directory (default: proofs/tla of the module)")
 	install := fs.Bool("install", false, "download tla2tools.jar ("+tlc.PinnedRelease+") to ~/.cache/tla and check it runs")
 	url := fs.String("url", "", "with -install: download from here (default $"+tlc.URLEnv+", else the pinned release)")
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		return 0
-	} else if err != nil {
-		return 2
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
 	}
 	if *install {
 		return runInstall(*url, stdout, stderr)
@@ -192,7 +236,7 @@ func runTLC(args []string, stdout, stderr io.Writer) int {
 	}
 	rs, err := c.CheckAll(context.Background(), *dir)
 	if err != nil {
-		fmt.Fprintln(stderr, "schedkit tlc:", err)
+		fmt.Fprintln(stderr, "schedkit tlc:", strings.ReplaceAll(err.Error(), "\n", "; "))
 		return 1
 	}
 	fmt.Fprintf(stdout, "tlc: %d models behaved as expected\n", len(rs))

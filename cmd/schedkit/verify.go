@@ -1,17 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
-	"flag"
+	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 )
@@ -32,44 +33,135 @@ type matrix struct {
 	lines     []string
 }
 
-func runVerify(args []string) int {
-	fs := flag.NewFlagSet("verify", flag.ExitOnError)
+const verifyAbout = `usage: schedkit verify [-long] [-run PATTERN] [-json] [-race=false] [-tla=false] [-workers n]
+
+Runs every check of the ladder (go vet, the unit and property tests under
+the race detector, the explorer and the kill matrices, TLC on every spec
+and mutant) and prints one row per check: COMPONENT CHECK RESULT EXPLORED,
+then the kill matrices. A line per step and per package goes to stderr as
+it finishes. Exits 1 when a check fails.
+
+-run PATTERN keeps the rows whose "component check" matches the regexp,
+and runs only the packages and TLC models that can make such a row.
+-json writes the rows to stdout as JSON Lines, one object a row:
+{"component":"lfq","check":"unit","result":"pass","explored":"12 tests"}
+("result" is "pass", "FAIL" or "skipped: why"); no table, no matrices.`
+
+const verifyExample = `  go run ./cmd/schedkit verify                         # everything (minutes)
+  go run ./cmd/schedkit verify -run '^lfq ' -tla=false  # lfq's rows only
+  go run ./cmd/schedkit verify -run 'TLA\+ Ring\b' -json  # the Ring spec's TLC rows, for machines`
+
+// rowJSON is a row as -json writes it.
+type rowJSON struct {
+	Component string `json:"component"`
+	Check     string `json:"check"`
+	Result    string `json:"result"`
+	Explored  string `json:"explored"`
+}
+
+// selector is -run: which rows, packages and TLC models verify keeps.
+type selector struct{ re *regexp.Regexp }
+
+func (s selector) row(r row) bool { return s.match(r.component, r.check) }
+
+func (s selector) match(component, check string) bool {
+	return s.re == nil || s.re.MatchString(component+" "+check)
+}
+
+// pkg reports whether a package tested in a pass built with tags can make
+// a row -run keeps: some component it reports under, with the unit row or
+// a rung that applies to it.
+func (s selector) pkg(pkg, tags string) bool {
+	if s.re == nil {
+		return true
+	}
+	comps := []string{components[pkg]}
+	switch {
+	case isComponentPkg(pkg):
+		comps = []string{pkg}
+	case pkg == "fuzz":
+		comps = []string{"fuzz decoder"}
+		for _, p := range componentPrefixes {
+			comps = append(comps, p.component)
+		}
+	case comps[0] == "":
+		comps = []string{pkg}
+	}
+	checks := []string{"unit"}
+	if tags != "" {
+		checks = []string{"unit (-tags " + tags + ")"}
+	}
+	for _, c := range goChecks {
+		if c.tags == tags && (c.pkg == pkg || c.pkg == "*" && isComponentPkg(pkg)) {
+			checks = append(checks, c.check)
+		}
+	}
+	for _, comp := range comps {
+		for _, check := range checks {
+			if s.match(comp, check) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func runVerify(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("verify", verifyAbout, verifyExample, stdout)
 	long := fs.Bool("long", false, "long mode: stress tests of a million items each; TLC's _long models and the only-it re-run of mutants")
 	race := fs.Bool("race", true, "run the tests under the race detector")
 	tla := fs.Bool("tla", true, "run TLC on every spec and mutant when tla2tools.jar is found")
 	workers := fs.Int("workers", 2, "TLC worker threads")
-	_ = fs.Parse(args)
+	runPat := fs.String("run", "", "keep only the rows whose \"component check\" matches this regexp (and run only what can make them)")
+	asJSON := fs.Bool("json", false, "write the rows as JSON Lines (one object a row) instead of the table")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	var sel selector
+	if *runPat != "" {
+		re, err := regexp.Compile(*runPat)
+		if err != nil {
+			fmt.Fprintf(stderr, "schedkit verify: -run %q: %v (a Go regexp, matched against \"component check\")\n", *runPat, err)
+			return 2
+		}
+		sel.re = re
+	}
 
 	root, err := moduleRoot()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "schedkit verify:", err)
+		fmt.Fprintln(stderr, "schedkit verify:", err)
 		return 1
 	}
 	ctx := context.Background()
 	var rows []row
+	say := func(format string, args ...any) { fmt.Fprintf(stderr, "verify: "+format+"\n", args...) }
 
-	vet := row{component: "all", check: "go vet", result: "pass"}
-	if out, err := goCmd(ctx, root, "vet", "./..."); err != nil {
-		vet.result = "FAIL"
-		os.Stderr.Write(out)
+	if sel.match("all", "go vet") {
+		say("go vet ./...")
+		vet := row{component: "all", check: "go vet", result: "pass"}
+		if out, err := goCmd(ctx, root, nil, "vet", "./..."); err != nil {
+			vet.result = "FAIL"
+			stderr.Write(out)
+		}
+		say("  go vet: %s", vet.result)
+		rows = append(rows, vet)
 	}
-	rows = append(rows, vet)
 
 	pkgs, err := listPackages(ctx, root)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "schedkit verify:", err)
+		fmt.Fprintln(stderr, "schedkit verify:", err)
 		return 1
 	}
 	var failures []*testResult
 	var matrices []matrix
-	for _, p := range goPasses {
-		var sel []string
+	for i, p := range goPasses {
+		var sel2 []string
 		for _, pkg := range pkgs {
-			if p.pkgs(pkg) {
-				sel = append(sel, "./"+pkg)
+			if p.pkgs(pkg) && sel.pkg(pkg, p.tags) {
+				sel2 = append(sel2, "./"+pkg)
 			}
 		}
-		if len(sel) == 0 {
+		if len(sel2) == 0 {
 			continue
 		}
 		args := []string{"test", "-json", "-count=1"}
@@ -85,33 +177,69 @@ func runVerify(args []string) int {
 		if !*long {
 			args = append(args, "-short")
 		}
-		out, _ := goCmd(ctx, root, append(args, sel...)...) // failures show up in the events
+		say("pass %d of %d: go %s (%d packages)", i+1, len(goPasses), strings.Join(args, " "), len(sel2))
+		done := 0
+		out, _ := goCmd(ctx, root, func(line []byte) { // a line per package as it ends: a pass takes minutes
+			if pkg, action, secs, ok := packageEnd(line); ok {
+				done++
+				say("  [%d/%d] %-22s %s %.1fs", done, len(sel2), pkg, action, secs)
+			}
+		}, append(args, sel2...)...) // failures show up in the events
 		tests, _, err := parseTestJSON(bytes.NewReader(out))
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "schedkit verify:", err)
+			fmt.Fprintln(stderr, "schedkit verify:", err)
 			return 1
 		}
 		passRows, passFailures := testRows(tests, p.tags)
-		rows = append(rows, passRows...)
-		failures = append(failures, passFailures...)
-		matrices = append(matrices, killMatrices(tests)...)
+		for _, r := range passRows {
+			if sel.row(r) {
+				rows = append(rows, r)
+			}
+		}
+		for _, f := range passFailures {
+			if sel.pkg(strings.TrimPrefix(f.Package, modulePath+"/"), p.tags) {
+				failures = append(failures, f)
+			}
+		}
+		for _, m := range killMatrices(tests) {
+			if sel.match(m.component, "seeded mutants killed by >= 2 deterministic checkers") {
+				matrices = append(matrices, m)
+			}
+		}
 	}
 
 	if *tla {
-		rows = append(rows, tlaRows(ctx, root, tlaOptions{workers: *workers, long: *long, only: onlyDefault(*long)})...)
+		o := tlaOptions{workers: *workers, long: *long, only: onlyDefault(*long), sel: sel,
+			progress: func(format string, args ...any) { say(format, args...) }}
+		for _, r := range tlaRows(ctx, root, o) {
+			if sel.row(r) {
+				rows = append(rows, r)
+			}
+		}
 	}
 
 	slices.SortStableFunc(rows, func(a, b row) int { return rank(a.component) - rank(b.component) })
-	printTable(os.Stdout, rows)
-	for _, m := range matrices {
-		fmt.Printf("\n%s kill matrix (a mutant is caught when killed, crashed or hung; only the columns marked * count\n"+
-			"towards the two kills it needs, TLC and the other columns are extras):\n", m.component)
-		for _, l := range m.lines {
-			fmt.Println("  " + l)
-		}
+	if len(rows) == 0 {
+		fmt.Fprintf(stderr, "schedkit verify: -run %q matches no check: try a component (lfq, executor) or a check (unit, TLA+)\n", *runPat)
+		return 2
 	}
-	if len(matrices) > 0 {
-		fmt.Println()
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		for _, r := range rows {
+			_ = enc.Encode(rowJSON{r.component, r.check, r.result, r.explored})
+		}
+	} else {
+		printTable(stdout, rows)
+		for _, m := range matrices {
+			fmt.Fprintf(stdout, "\n%s kill matrix (a mutant is caught when killed, crashed or hung; only the columns marked * count\n"+
+				"towards the two kills it needs, TLC and the other columns are extras):\n", m.component)
+			for _, l := range m.lines {
+				fmt.Fprintln(stdout, "  "+l)
+			}
+		}
+		if len(matrices) > 0 {
+			fmt.Fprintln(stdout)
+		}
 	}
 	failed := 0
 	for _, r := range rows {
@@ -120,14 +248,43 @@ func runVerify(args []string) int {
 		}
 	}
 	for _, f := range failures {
-		fmt.Fprintf(os.Stderr, "\n--- %s %s\n%s", f.Package, f.Test, strings.Join(f.Output, ""))
+		fmt.Fprintf(stderr, "\n--- %s %s\n%s", f.Package, f.Test, strings.Join(f.Output, ""))
+	}
+	summary := stdout
+	if *asJSON {
+		summary = stderr // stdout holds only JSON
 	}
 	if failed > 0 {
-		fmt.Printf("verify: %d of %d checks failed\n", failed, len(rows))
+		fmt.Fprintf(summary, "verify: %d of %d checks failed\n", failed, len(rows))
 		return 1
 	}
-	fmt.Printf("verify: all %d checks passed\n", len(rows))
+	fmt.Fprintf(summary, "verify: all %d checks passed\n", len(rows))
 	return 0
+}
+
+// packageEnd reads a package's final event (pass, fail or skip) from a
+// `go test -json` line.
+func packageEnd(line []byte) (pkg, action string, secs float64, ok bool) {
+	var e struct {
+		Action  string
+		Package string
+		Test    string
+		Elapsed float64
+	}
+	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil || e.Test != "" {
+		return "", "", 0, false
+	}
+	switch e.Action {
+	case "pass":
+		action = "ok"
+	case "fail":
+		action = "FAIL"
+	case "skip":
+		action = "no tests"
+	default:
+		return "", "", 0, false
+	}
+	return strings.TrimPrefix(e.Package, modulePath+"/"), action, e.Elapsed, true
 }
 
 // testRows groups the tests of one pass, built with tags, into the
@@ -245,7 +402,7 @@ func killMatrices(tests []*testResult) []matrix {
 // listPackages lists the module's packages relative to its root, broken
 // ones included (go test then reports them as failures).
 func listPackages(ctx context.Context, root string) ([]string, error) {
-	out, err := goCmd(ctx, root, "list", "-e", "-f", "{{.ImportPath}}", "./...")
+	out, err := goCmd(ctx, root, nil, "list", "-e", "-f", "{{.ImportPath}}", "./...")
 	if err != nil {
 		return nil, fmt.Errorf("go list: %v\n%s", err, out)
 	}
@@ -306,14 +463,55 @@ func moduleRoot() (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// goCmd runs the go command in dir and returns its combined output.
-func goCmd(ctx context.Context, dir string, args ...string) ([]byte, error) {
+// goCmd runs the go command in dir and returns its combined output. If
+// line is not nil, it sees each line of stdout as it comes.
+func goCmd(ctx context.Context, dir string, line func([]byte), args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
-	var buf bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &buf, &buf
+	var buf lockedBuffer
+	cmd.Stderr = &buf
+	if line == nil {
+		cmd.Stdout = &buf
+		err := cmd.Run()
+		return buf.Bytes(), err
+	}
+	pr, pw := io.Pipe()
+	cmd.Stdout = pw
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			b := sc.Bytes()
+			line(b)
+			buf.Write(append(b, '\n'))
+		}
+		_, _ = io.Copy(&buf, pr) // a line past the scanner's limit: keep the rest
+	}()
 	err := cmd.Run()
+	pw.Close()
+	<-scanned
 	return buf.Bytes(), err
+}
+
+// lockedBuffer is a bytes.Buffer that stdout's reader and the command's
+// stderr may write at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) Bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Bytes()
 }

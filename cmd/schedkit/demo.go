@@ -1,0 +1,303 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/trace"
+	"strconv"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/schedkit/schedkit/executor"
+)
+
+const demoUsage = `usage: schedkit demo [-dir PATH] [-procs N] [-trace FILE] [-files N] [-quiet]
+
+Hashes a directory tree in parallel on the executor: a task per directory
+and per file, a group per directory whose Wait runs its children while it
+waits, every read inside Task.Blocking (the P is handed off while the file
+is read). Prints the files, bytes and a digest of the whole tree (SHA-256
+of each directory's sorted entries, the same on every run for the same
+tree), then the per-P stats. Without -dir it generates a tree of -files
+small files in a temporary directory and removes it afterwards.`
+
+const demoExample = `  go run ./cmd/schedkit demo
+  go run ./cmd/schedkit demo -dir "$(go env GOROOT)/src" -procs 4
+  go run ./cmd/schedkit demo -trace demo.trace && go tool trace demo.trace`
+
+// demoStats are what a hash of a tree did.
+type demoStats struct {
+	files, dirs, bytes, skipped atomic.Int64
+}
+
+// treeHasher hashes a tree on an executor. A directory's digest is the
+// SHA-256 of its entries in name order, each as a kind byte ('d' or 'f'),
+// its name, a zero byte and its digest; a file's is the SHA-256 of its
+// contents. Entries that are neither (symlinks, devices) are skipped.
+type treeHasher struct {
+	stats demoStats
+}
+
+// dir hashes the directory at path: its listing in Blocking, then a task
+// per entry in a group of its own.
+func (h *treeHasher) dir(t executor.Task, path string) ([32]byte, error) {
+	var ents []os.DirEntry
+	var err error
+	if berr := t.Blocking(func() { ents, err = os.ReadDir(path) }); berr != nil {
+		return [32]byte{}, berr
+	}
+	if err != nil {
+		return [32]byte{}, err
+	}
+	h.stats.dirs.Add(1)
+	sums := make([][32]byte, len(ents))
+	kinds := make([]byte, len(ents))
+	g, _ := t.NewGroup(context.Background())
+	for i, de := range ents {
+		p := filepath.Join(path, de.Name())
+		switch {
+		case de.IsDir():
+			kinds[i] = 'd'
+			g.Go(func(t executor.Task) (err error) { sums[i], err = h.dir(t, p); return err })
+		case de.Type().IsRegular():
+			kinds[i] = 'f'
+			g.Go(func(t executor.Task) (err error) { sums[i], err = h.file(t, p); return err })
+		default:
+			h.stats.skipped.Add(1)
+		}
+	}
+	if err := g.Wait(); err != nil {
+		return [32]byte{}, err
+	}
+	d := sha256.New()
+	for i, de := range ents {
+		if kinds[i] == 0 {
+			continue
+		}
+		d.Write([]byte{kinds[i]})
+		d.Write([]byte(de.Name()))
+		d.Write([]byte{0})
+		d.Write(sums[i][:])
+	}
+	var sum [32]byte
+	d.Sum(sum[:0])
+	return sum, nil
+}
+
+// file hashes one file, read inside Blocking.
+func (h *treeHasher) file(t executor.Task, path string) ([32]byte, error) {
+	var sum [32]byte
+	var n int64
+	var err error
+	berr := t.Blocking(func() {
+		f, oerr := os.Open(path)
+		if oerr != nil {
+			err = oerr
+			return
+		}
+		defer f.Close()
+		d := sha256.New()
+		n, err = io.Copy(d, f)
+		d.Sum(sum[:0])
+	})
+	if berr != nil {
+		return sum, berr
+	}
+	if err != nil {
+		return sum, err
+	}
+	h.stats.bytes.Add(n)
+	h.stats.files.Add(1)
+	return sum, nil
+}
+
+// hashTree hashes root on e with h and waits for it.
+func hashTree(e *executor.Executor, root string, h *treeHasher) ([32]byte, error) {
+	var sum [32]byte
+	g, _ := e.NewGroup(context.Background())
+	g.Go(func(t executor.Task) (err error) { sum, err = h.dir(t, root); return err })
+	return sum, g.Wait()
+}
+
+// genTree writes n small files of deterministic contents under dir, in
+// directories of at most 30 files two levels deep: the same tree (and
+// digest) for the same n on every run.
+func genTree(dir string, n int) error {
+	r := rand.New(rand.NewPCG(1, uint64(n)))
+	buf := make([]byte, 8192)
+	for i := range n {
+		sub := filepath.Join(dir, "d"+strconv.Itoa(i/300), "d"+strconv.Itoa(i/30%10))
+		if i%30 == 0 {
+			if err := os.MkdirAll(sub, 0o755); err != nil {
+				return err
+			}
+		}
+		b := buf[:r.IntN(len(buf))]
+		for j := range b {
+			b[j] = byte(r.Uint32())
+		}
+		if err := os.WriteFile(filepath.Join(sub, "f"+strconv.Itoa(i)+".dat"), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runDemo is `schedkit demo`: 0 when the tree was hashed, 1 when it could
+// not be (one line saying why), 2 for a bad flag.
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("demo", demoUsage, demoExample, stdout)
+	dir := fs.String("dir", "", "the tree to hash (default: a generated one of -files files)")
+	procs := fs.Int("procs", 0, "Ps of the executor (0: GOMAXPROCS)")
+	traceFile := fs.String("trace", "", "write a runtime/trace of the run to this file (`go tool trace FILE`)")
+	files := fs.Int("files", 3000, "without -dir: how many files the generated tree has")
+	quiet := fs.Bool("quiet", false, "no progress bar (it is off anyway when stderr is not a terminal)")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(stderr, "schedkit demo: "+format+"\n", args...)
+		return 1
+	}
+	if *procs < 0 || *procs > executor.MaxProcs {
+		fmt.Fprintf(stderr, "schedkit demo: -procs %d: want 1..%d, or 0 for GOMAXPROCS\n", *procs, executor.MaxProcs)
+		return 2
+	}
+	if *files < 1 {
+		fmt.Fprintf(stderr, "schedkit demo: -files %d: want at least 1\n", *files)
+		return 2
+	}
+
+	root := *dir
+	generated := root == ""
+	if generated {
+		tmp, err := os.MkdirTemp("", "schedkit-demo-")
+		if err != nil {
+			return fail("cannot make a temporary directory (%v): pass -dir PATH to hash an existing tree", err)
+		}
+		defer os.RemoveAll(tmp)
+		if err := genTree(tmp, *files); err != nil {
+			return fail("cannot generate the tree in %s (%v): pass -dir PATH to hash an existing tree", tmp, err)
+		}
+		root = tmp
+	} else if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return fail("-dir %s: not a directory you can read: pass an existing directory, such as \"$(go env GOROOT)/src\"", root)
+	}
+
+	var tf *os.File
+	if *traceFile != "" {
+		f, err := os.Create(*traceFile)
+		if err != nil {
+			return fail("-trace %s: cannot write it (%v): pass a path in a writable directory", *traceFile, errors.Unwrap(err))
+		}
+		tf = f
+		if err := trace.Start(f); err != nil {
+			f.Close()
+			return fail("-trace: %v (is another trace running?)", err)
+		}
+	}
+
+	e, err := executor.New(executor.Config{Procs: *procs})
+	if err != nil {
+		return fail("%v", err)
+	}
+	h := &treeHasher{}
+	total := int64(-1) // unknown: a spinner
+	if generated {
+		total = int64(*files)
+	}
+	stopBar := startBar(stderr, *quiet, total, h.stats.files.Load)
+	start := time.Now()
+	sum, herr := hashTree(e, root, h)
+	stopBar()
+	elapsed := time.Since(start)
+	cerr := e.Close()
+	if tf != nil {
+		trace.Stop()
+		if err := tf.Close(); err != nil && herr == nil {
+			herr = fmt.Errorf("-trace %s: %w", *traceFile, err)
+		}
+	}
+	if herr != nil {
+		return fail("%v", herr)
+	}
+	if cerr != nil {
+		return fail("the executor reported: %v", cerr)
+	}
+
+	what := root
+	if generated {
+		what = "a generated tree"
+	}
+	s := e.Stats()
+	fmt.Fprintf(stdout, "demo: hashed %s: %d files, %d bytes, %d directories (%d entries skipped: not files or directories)\n",
+		what, h.stats.files.Load(), h.stats.bytes.Load(), h.stats.dirs.Load(), h.stats.skipped.Load())
+	fmt.Fprintf(stdout, "demo: digest %s\n", hex.EncodeToString(sum[:]))
+	fmt.Fprintf(stdout, "demo: %d tasks on %d Ps and %d Ms in %v; latency from outside p50 %v p99 %v max %v\n\n",
+		s.Total.Tasks, len(s.Procs), s.Ms, elapsed.Round(time.Millisecond), s.Latency.P50, s.Latency.P99, s.Latency.Max)
+	printProcTable(stdout, s)
+	fmt.Fprintln(stdout, "(RING and GLOBAL count takes from those queues, a task's resume after Blocking included;\n"+
+		" HANDOFFS: Ps given away, mostly by Blocking; Ms: worker goroutines made, one per P handed off while none idled)")
+	if tf != nil {
+		fmt.Fprintf(stdout, "\ndemo: trace written to %s: go tool trace %s\n", *traceFile, *traceFile)
+	}
+	return 0
+}
+
+// startBar shows a progress bar of the files hashed (read) on stderr,
+// unless quiet or stderr is not a terminal, and returns what stops it.
+func startBar(stderr io.Writer, quiet bool, total int64, read func() int64) (stop func()) {
+	f, ok := stderr.(*os.File)
+	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+		return func() {}
+	}
+	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetDescription("hashing"), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("files"), progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(), progressbar.OptionSpinnerType(14))
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				_ = bar.Set64(read())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
+		_ = bar.Finish()
+	}
+}
+
+// printProcTable writes the per-P counters and their total as a table.
+func printProcTable(w io.Writer, s executor.Stats) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "P\tTASKS\tRUNNEXT\tRING\tGLOBAL\tSTEALS\tSTOLEN\tHANDOFFS\tRETAKES\tHELPED\tPARKS\tSPINS\t")
+	line := func(name string, p executor.ProcStats) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, p.Tasks, p.RunnextHits, p.RingGets,
+			p.GlobalGets+p.GlobalBatchTasks, p.Steals, p.Stolen, p.Handoffs, p.Retakes, p.Helped, p.Parks, p.SpinStarts)
+	}
+	for i, p := range s.Procs {
+		line(strconv.Itoa(i), p)
+	}
+	line("all", s.Total)
+	tw.Flush()
+}

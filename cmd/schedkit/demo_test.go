@@ -1,0 +1,136 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// seqDigest is the oracle: the demo's tree digest computed sequentially,
+// written apart from treeHasher (WalkDir-free recursion over ReadDir).
+func seqDigest(t *testing.T, dir string) (sum [32]byte, files int) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	d := sha256.New()
+	for _, de := range ents {
+		p := filepath.Join(dir, de.Name())
+		var kind byte
+		var child [32]byte
+		switch {
+		case de.IsDir():
+			var n int
+			child, n = seqDigest(t, p)
+			files += n
+			kind = 'd'
+		case de.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			child = sha256.Sum256(b)
+			files++
+			kind = 'f'
+		default:
+			continue
+		}
+		d.Write(append(append(append([]byte{kind}, de.Name()...), 0), child[:]...))
+	}
+	d.Sum(sum[:0])
+	return sum, files
+}
+
+// smallTree makes a tree with nesting, an empty directory, an empty file,
+// a symlink (skipped) and a file big enough to take several reads.
+func smallTree(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	require.NoError(t, genTree(root, 95))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "empty", "deeper"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "zero"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "big"), []byte(strings.Repeat("schedkit ", 100000)), 0o644))
+	require.NoError(t, os.Symlink("zero", filepath.Join(root, "link")))
+	return root
+}
+
+var digestRE = regexp.MustCompile(`demo: digest ([0-9a-f]{64})`)
+
+func demoDigest(t *testing.T, args ...string) (digest, out string) {
+	t.Helper()
+	var o, e strings.Builder
+	require.Equal(t, 0, runDemo(args, &o, &e), "stderr: %s", e.String())
+	assert.Empty(t, e.String(), "quiet: nothing on stderr")
+	m := digestRE.FindStringSubmatch(o.String())
+	require.NotNil(t, m, o.String())
+	return m[1], o.String()
+}
+
+func TestDemoDigestIsTheSequentialHash(t *testing.T) {
+	root := smallTree(t)
+	want, files := seqDigest(t, root)
+	for _, procs := range []string{"1", "2", "4"} {
+		got, out := demoDigest(t, "-dir", root, "-procs", procs, "-quiet")
+		assert.Equal(t, hex.EncodeToString(want[:]), got, "procs %s", procs)
+		assert.Contains(t, out, "demo: hashed "+root+": 97 files,")
+		assert.Contains(t, out, "(1 entries skipped")
+		assert.Regexp(t, `(?m)^\s+all\s+\d+`, out, "the per-P table has a total row")
+		assert.Equal(t, 97, files)
+	}
+}
+
+// The check above must notice a tree that differs in one byte, a name or
+// a missing file: the digest covers contents, names and structure.
+func TestDemoDigestCatchesAChangedTree(t *testing.T) {
+	root := smallTree(t)
+	base, _ := seqDigest(t, root)
+	got, _ := demoDigest(t, "-dir", root, "-procs", "2", "-quiet")
+	require.Equal(t, hex.EncodeToString(base[:]), got)
+
+	f := filepath.Join(root, "d0", "d0", "f0.dat")
+	b, err := os.ReadFile(f)
+	require.NoError(t, err)
+	b = append(b, 'x')
+	require.NoError(t, os.WriteFile(f, b, 0o644))
+	changed, _ := demoDigest(t, "-dir", root, "-procs", "2", "-quiet")
+	assert.NotEqual(t, got, changed, "one byte more")
+
+	require.NoError(t, os.Rename(f, f+".renamed"))
+	renamed, _ := demoDigest(t, "-dir", root, "-procs", "2", "-quiet")
+	assert.NotEqual(t, changed, renamed, "a renamed file")
+
+	require.NoError(t, os.Remove(f+".renamed"))
+	removed, _ := demoDigest(t, "-dir", root, "-procs", "2", "-quiet")
+	assert.NotEqual(t, renamed, removed, "a removed file")
+	want, _ := seqDigest(t, root)
+	assert.Equal(t, hex.EncodeToString(want[:]), removed)
+}
+
+func TestDemoGeneratedTreeIsTheSameOnEveryRun(t *testing.T) {
+	a, out := demoDigest(t, "-files", "120", "-procs", "2", "-quiet")
+	b, _ := demoDigest(t, "-files", "120", "-procs", "3", "-quiet")
+	assert.Equal(t, a, b)
+	assert.Contains(t, out, "demo: hashed a generated tree: 120 files,")
+	root := t.TempDir()
+	require.NoError(t, genTree(root, 120))
+	want, _ := seqDigest(t, root)
+	assert.Equal(t, hex.EncodeToString(want[:]), a)
+}
+
+func TestDemoTraceFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "demo.trace")
+	_, out := demoDigest(t, "-files", "50", "-procs", "2", "-quiet", "-trace", p)
+	assert.Contains(t, out, "go tool trace "+p)
+	f, err := os.Open(p)
+	require.NoError(t, err)
+	defer f.Close()
+	head := make([]byte, 16)
+	_, err = io.ReadFull(f, head)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(head), "go 1."), "a runtime/trace file starts with its version: %q", head)
+}
