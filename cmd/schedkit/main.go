@@ -3,6 +3,7 @@
 //
 //	schedkit verify [-long] [-run PATTERN] [-json]   every check that exists, as a table
 //	schedkit demo [-dir PATH] [-procs N] [-trace F]  hash a directory tree on the executor
+//	schedkit trace [-o FILE] [-workload NAME]        Chrome trace-event JSON of a workload
 //	schedkit tlc [-long] [-only=auto] [-workers n]   TLC on every spec and mutant config
 //	schedkit tlc -install [-url u]                   download tla2tools.jar to ~/.cache/tla
 //
@@ -34,6 +35,7 @@ const usageText = `usage: schedkit <command> [flags]   (schedkit <command> -h fo
 
   verify [-long] [-run PATTERN] [-json]           run every check and print the table
   demo [-dir PATH] [-procs N] [-trace FILE]       hash a directory tree on the executor, print per-P stats
+  trace [-o FILE] [-workload NAME]                write a Chrome trace-event JSON of a workload (Perfetto)
   tlc [-long] [-only=auto] [-workers n]           run TLC on every spec and mutant config
   tlc -install [-url u]                           download tla2tools.jar to ~/.cache/tla
 
@@ -47,6 +49,7 @@ func usage(w io.Writer) { fmt.Fprintln(w, usageText) }
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"verify": runVerify,
 	"demo":   runDemo,
+	"trace":  runTraceTo,
 	"tlc":    runTLC,
 }
 
@@ -81,29 +84,36 @@ func commandList() string {
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-// newFlags makes a subcommand's flag set: -h prints about and example with
-// the flags to stdout-like w; parse errors are left to parseFlags, which
-// makes them one line.
-func newFlags(name, about, example string, w io.Writer) *flag.FlagSet {
+// cmdFlags is a subcommand's flag set and its -h text.
+type cmdFlags struct {
+	*flag.FlagSet
+	help func()
+}
+
+// newFlags makes a subcommand's flag set: -h writes about, the flags and
+// example to w; parse errors are left to parseFlags, which makes them one
+// line (flag's own usage dump on an error is silenced).
+func newFlags(name, about, example string, w io.Writer) *cmdFlags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Usage = func() {
+	fs.Usage = func() {}
+	return &cmdFlags{fs, func() {
 		fmt.Fprintf(w, "%s\n\nflags:\n", about)
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
 		fmt.Fprintf(w, "\nexample:\n%s\n", example)
-	}
-	return fs
+	}}
 }
 
 // parseFlags parses args. ok is false when the command must stop at once
 // with code: 0 after -h, 2 after a bad flag or a stray argument, having
 // written one line that names the problem and points to -h.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+func parseFlags(fs *cmdFlags, args []string, stderr io.Writer) (code int, ok bool) {
 	err := fs.Parse(args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
+		fs.help()
 		return 0, false
 	case err != nil:
 		fmt.Fprintf(stderr, "schedkit %s: %v (schedkit %s -h lists the flags)\n", fs.Name(), err, fs.Name())
