@@ -177,7 +177,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		if !*long {
 			args = append(args, "-short")
 		}
-		say("pass %d of %d: go %s (%d packages)", i+1, len(goPasses), strings.Join(args, " "), len(sel2))
+		what := strings.Join(sel2, " ")
+		if len(sel2) > 3 {
+			what = strconv.Itoa(len(sel2)) + " packages"
+		}
+		say("pass %d of %d: go %s %s", i+1, len(goPasses), strings.Join(args, " "), what)
 		done := 0
 		out, _ := goCmd(ctx, root, func(line []byte) { // a line per package as it ends: a pass takes minutes
 			if pkg, action, secs, ok := packageEnd(line); ok {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -188,4 +190,86 @@ func TestNoExpectWarnings(t *testing.T) {
 	})
 	assert.Equal(t, 1, n)
 	assert.Equal(t, "schedkit tlc: warning: Ring_mutant_A.cfg has no `\\* Expect: <Name>` line: any rejection counts\n", b.String())
+}
+
+func TestSelectorPicksPackagesThatCanMakeAKeptRow(t *testing.T) {
+	all := selector{}
+	assert.True(t, all.pkg("lfq", "") && all.pkg("internal/tlc", "") && all.match("x", "y"), "no -run keeps everything")
+
+	lfq := selector{regexp.MustCompile(`^lfq `)}
+	assert.True(t, lfq.pkg("lfq", ""))
+	assert.True(t, lfq.pkg("fuzz", ""), "lfq's fuzz targets live in fuzz/")
+	assert.False(t, lfq.pkg("runnext", ""))
+	assert.False(t, lfq.pkg("internal/explore", "schedcheck"))
+	assert.True(t, lfq.row(row{component: "lfq", check: "unit"}))
+	assert.False(t, lfq.row(row{component: "runnext", check: "unit"}))
+
+	km := selector{regexp.MustCompile(`seeded mutants`)}
+	assert.True(t, km.pkg("executor", "schedcheck,schedmutant"))
+	assert.False(t, km.pkg("executor", ""), "the kill matrix runs in the mutant pass only")
+	assert.False(t, km.pkg("internal/atomicx", "schedcheck,schedmutant"))
+
+	tool := selector{regexp.MustCompile(`^tlc runner unit$`)}
+	assert.True(t, tool.pkg("internal/tlc", ""))
+	assert.False(t, tool.pkg("internal/tlc", "schedcheck"))
+	assert.False(t, tool.pkg("fuzz", ""))
+}
+
+// modelCheck, which -run matches before TLC runs, must be the start of the
+// row tlaRow makes from the result: else -run would pick a model whose row
+// it then drops, or skip one it would keep.
+func TestModelCheckIsTheRowsPrefix(t *testing.T) {
+	for _, m := range []tlc.Model{
+		{Spec: "Ring"}, {Spec: "Ring", Long: true}, {Spec: "Ring", Mutant: "X", Expect: "Inv"},
+		{Spec: "Runnext", Mutant: "Y", Long: true},
+	} {
+		r := tlaRow(tlc.Result{Spec: m.Spec, Mutant: m.Mutant, Long: m.Long, Expect: m.Expect,
+			ExpectReject: m.ExpectReject(), OK: true, Violated: "Inv"})
+		assert.True(t, strings.HasPrefix(r.check, modelCheck(m)), "%q vs %q", r.check, modelCheck(m))
+	}
+}
+
+func TestPackageEnd(t *testing.T) {
+	pkg, action, secs, ok := packageEnd([]byte(`{"Action":"pass","Package":"github.com/schedkit/schedkit/lfq","Elapsed":1.5}`))
+	assert.True(t, ok)
+	assert.Equal(t, "lfq", pkg)
+	assert.Equal(t, "ok", action)
+	assert.Equal(t, 1.5, secs)
+	_, action, _, _ = packageEnd([]byte(`{"Action":"fail","Package":"github.com/schedkit/schedkit/lfq"}`))
+	assert.Equal(t, "FAIL", action)
+	for _, l := range []string{
+		`{"Action":"pass","Package":"github.com/schedkit/schedkit/lfq","Test":"TestX"}`, // a test, not the package
+		`{"Action":"output","Package":"github.com/schedkit/schedkit/lfq"}`,
+		`# build output`, ``,
+	} {
+		_, _, _, ok := packageEnd([]byte(l))
+		assert.False(t, ok, l)
+	}
+}
+
+// TestVerifyRunAndJSON runs verify on one small package: -run narrows what
+// runs, -json writes one object a row, progress goes to stderr as it comes.
+func TestVerifyRunAndJSON(t *testing.T) {
+	var out, errb strings.Builder
+	code := runVerify([]string{"-run", `^killmatrix unit$`, "-tla=false", "-race=false", "-json"}, &out, &errb)
+	t.Logf("stderr:\n%s", errb.String())
+	require.Equal(t, 0, code)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 1, out.String())
+	var r rowJSON
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &r))
+	assert.Equal(t, "killmatrix", r.Component)
+	assert.Equal(t, "unit", r.Check)
+	assert.Equal(t, "pass", r.Result)
+	assert.Regexp(t, `^\d+ tests?$`, r.Explored)
+	assert.Contains(t, errb.String(), "verify: pass 1 of 3: go test -json -count=1 -short ./internal/killmatrix\n")
+	assert.Contains(t, errb.String(), "[1/1] internal/killmatrix")
+	assert.Contains(t, errb.String(), "verify: all 1 checks passed")
+	assert.NotContains(t, errb.String(), "go vet", "-run left vet out")
+
+	out.Reset()
+	errb.Reset()
+	require.Equal(t, 0, runVerify([]string{"-run", `^killmatrix unit$`, "-tla=false", "-race=false"}, &out, &errb))
+	assert.Regexp(t, `^COMPONENT\s+CHECK\s+RESULT\s+EXPLORED\nkillmatrix\s+unit\s+pass\s+\d+ tests\n`, out.String())
+	assert.Contains(t, out.String(), "verify: all 1 checks passed")
 }
