@@ -264,13 +264,13 @@ func toChrome(r *traceRun) *chrometrace.File {
 	}
 
 	pOpen := map[int][]traceSlice{} // per P, innermost last
-	mOpen := map[int][]string{}     // per M: open slice names
+	mOpen := map[int][]string{}     // per M: open slice names (a task's, or "parked")
 	startP := map[uint64]int{}
 	begin := func(pid, tid int, ts float64, name string, args map[string]any) {
-		out = append(out, chrometrace.Event{Name: name, Cat: "task", Ph: chrometrace.PhaseBegin, Ts: ts, Pid: pid, Tid: tid, Args: args})
+		out = append(out, chrometrace.Event{Name: name, Cat: "slice", Ph: chrometrace.PhaseBegin, Ts: ts, Pid: pid, Tid: tid, Args: args})
 	}
 	end := func(pid, tid int, ts float64, name string) {
-		out = append(out, chrometrace.Event{Name: name, Cat: "task", Ph: chrometrace.PhaseEnd, Ts: ts, Pid: pid, Tid: tid})
+		out = append(out, chrometrace.Event{Name: name, Cat: "slice", Ph: chrometrace.PhaseEnd, Ts: ts, Pid: pid, Tid: tid})
 	}
 	instant := func(pid, tid int, ts float64, name string, args map[string]any) {
 		out = append(out, chrometrace.Event{Name: name, Cat: "sched", Ph: chrometrace.PhaseInstant, S: "t", Ts: ts, Pid: pid, Tid: tid, Args: args})
@@ -278,7 +278,7 @@ func toChrome(r *traceRun) *chrometrace.File {
 	closeP := func(p int, ts float64, downTo int) { // pops pOpen[p] to length downTo
 		st := pOpen[p]
 		for len(st) > downTo {
-			end(tracePidP, p, ts, "task")
+			end(tracePidP, p, ts, traceTaskName(st[len(st)-1].task))
 			st = st[:len(st)-1]
 		}
 		pOpen[p] = st
@@ -302,24 +302,26 @@ func toChrome(r *traceRun) *chrometrace.File {
 				instant(tracePidP, ev.P, ts, "runnext", map[string]any{"task": ev.Task, "m": ev.M})
 			}
 			args := map[string]any{"id": ev.Task, "p": ev.P, "m": ev.M, "from": from}
-			begin(tracePidM, ev.M, ts, "task", args)
-			mOpen[ev.M] = append(mOpen[ev.M], "task")
+			name := traceTaskName(ev.Task)
+			begin(tracePidM, ev.M, ts, name, args)
+			mOpen[ev.M] = append(mOpen[ev.M], name)
 			if st := pOpen[ev.P]; len(st) > 0 && st[len(st)-1].m != ev.M {
 				closeP(ev.P, ts, 0) // the P changed hands under a task that runs on
 			}
-			begin(tracePidP, ev.P, ts, "task", args)
+			begin(tracePidP, ev.P, ts, name, args)
 			pOpen[ev.P] = append(pOpen[ev.P], traceSlice{ev.Task, ev.M})
 			startP[ev.Task] = ev.P
 		case executor.EventTaskEnd:
 			st := mOpen[ev.M]
-			for len(st) > 0 && st[len(st)-1] != "task" { // never: an M parks outside tasks
-				end(tracePidM, ev.M, ts, st[len(st)-1])
+			for len(st) > 0 && st[len(st)-1] == "parked" { // never: an M parks outside tasks
+				end(tracePidM, ev.M, ts, "parked")
 				st = st[:len(st)-1]
 			}
 			if len(st) > 0 {
-				end(tracePidM, ev.M, ts, "task")
-				mOpen[ev.M] = st[:len(st)-1]
+				end(tracePidM, ev.M, ts, st[len(st)-1])
+				st = st[:len(st)-1]
 			}
+			mOpen[ev.M] = st
 			p := startP[ev.Task]
 			delete(startP, ev.Task)
 			for i, s := range pOpen[p] {
@@ -365,8 +367,7 @@ func toChrome(r *traceRun) *chrometrace.File {
 	}
 	s := r.stats.Total
 	return &chrometrace.File{
-		TraceEvents:     out,
-		DisplayTimeUnit: "ns",
+		TraceEvents: out,
 		OtherData: map[string]any{
 			"workload": r.workload, "procs": r.procs, "tasks": len(r.ran), "ms": r.stats.Ms,
 			"steals": s.Steals, "stolen": s.Stolen, "runnext_hits": s.RunnextHits, "global_batches": s.GlobalBatches,
@@ -375,12 +376,16 @@ func toChrome(r *traceRun) *chrometrace.File {
 	}
 }
 
+// traceTaskName names a task's slices by the M and generation in its ID,
+// so that the viewers color neighbouring tasks apart.
+func traceTaskName(id uint64) string { return fmt.Sprintf("task M%d.%d", id>>40, id&(1<<40-1)) }
+
 // taskSlices returns, for every task ID, how many task slices of the M
 // tracks name it: a run shows every task exactly once.
 func taskSlices(f *chrometrace.File) map[uint64]int {
 	n := map[uint64]int{}
 	for _, ev := range f.TraceEvents {
-		if ev.Ph != chrometrace.PhaseBegin || ev.Pid != tracePidM || ev.Name != "task" {
+		if ev.Ph != chrometrace.PhaseBegin || ev.Pid != tracePidM || !strings.HasPrefix(ev.Name, "task ") {
 			continue
 		}
 		n[traceArgUint(ev.Args["id"])]++

@@ -109,7 +109,7 @@ func TestTraceCheckCatchesBrokenTraces(t *testing.T) {
 	require.NoError(t, checkTraceFile(roundTrip(t, toChrome(r)), r))
 	firstTask := func(f *chrometrace.File) int {
 		for i, ev := range f.TraceEvents {
-			if ev.Ph == chrometrace.PhaseBegin && ev.Pid == tracePidM && ev.Name == "task" {
+			if ev.Ph == chrometrace.PhaseBegin && ev.Pid == tracePidM && strings.HasPrefix(ev.Name, "task ") {
 				return i
 			}
 		}
@@ -120,7 +120,7 @@ func TestTraceCheckCatchesBrokenTraces(t *testing.T) {
 		"task twice": func(f *chrometrace.File) {
 			i := firstTask(f)
 			b := f.TraceEvents[i]
-			e := chrometrace.Event{Name: "task", Ph: chrometrace.PhaseEnd, Ts: b.Ts, Pid: b.Pid, Tid: b.Tid}
+			e := chrometrace.Event{Name: b.Name, Ph: chrometrace.PhaseEnd, Ts: b.Ts, Pid: b.Pid, Tid: b.Tid}
 			f.TraceEvents = append(f.TraceEvents[:i:i], append([]chrometrace.Event{b, e}, f.TraceEvents[i:]...)...)
 		},
 		"task missing": func(f *chrometrace.File) {
