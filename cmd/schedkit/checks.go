@@ -74,9 +74,11 @@ var components = map[string]string{
 	"internal/mutation":   "mutation",
 	"fuzz":                "fuzz decoder",
 	"cmd/schedkit":        "schedkit verify",
+	"metrics/prom":        "metrics",
+	"metrics/expvars":     "metrics",
 }
 
 // componentOrder is the order of the table: the tools first, then the
 // components as they are built up.
 var componentOrder = []string{"all", "atomicx", "explore", "linearize", "tlc runner", "killmatrix", "mutation",
-	"fuzz decoder", "schedkit verify", "lfq", "runnext", "globalq", "stealing", "spinning", "executor"}
+	"fuzz decoder", "schedkit verify", "lfq", "runnext", "globalq", "stealing", "spinning", "executor", "metrics"}

@@ -273,3 +273,18 @@ func TestVerifyRunAndJSON(t *testing.T) {
 	assert.Regexp(t, `^COMPONENT\s+CHECK\s+RESULT\s+EXPLORED\nkillmatrix\s+unit\s+pass\s+\d+ tests\n`, out.String())
 	assert.Contains(t, out.String(), "verify: all 1 checks passed")
 }
+
+func TestMetricsPackagesShowAsOneComponent(t *testing.T) {
+	const events = `{"Action":"run","Package":"github.com/schedkit/schedkit/metrics/prom","Test":"TestLint"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/metrics/prom","Test":"TestLint"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/metrics/expvars","Test":"TestPublishTwicePanics"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/metrics/expvars","Test":"TestPublishTwicePanics"}
+`
+	tests, _, err := parseTestJSON(strings.NewReader(events))
+	require.NoError(t, err)
+	rows, _ := testRows(tests, "")
+	require.Len(t, rows, 1)
+	assert.Equal(t, row{"metrics", "unit", "pass", "2 tests"}, rows[0])
+	assert.Greater(t, rank("metrics"), rank("executor"), "after the components it reads")
+	assert.True(t, selector{regexp.MustCompile(`^metrics `)}.pkg("metrics/prom", ""))
+}
