@@ -3,15 +3,18 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/schedkit/schedkit/executor"
 )
 
 // seqDigest is the oracle: the demo's tree digest computed sequentially,
@@ -81,6 +84,12 @@ func TestDemoDigestIsTheSequentialHash(t *testing.T) {
 		assert.Contains(t, out, "(1 entries skipped")
 		assert.Regexp(t, `(?m)^\s+all\s+\d+`, out, "the per-P table has a total row")
 		assert.Equal(t, 97, files)
+		dirs := regexp.MustCompile(`(\d+) directories`).FindStringSubmatch(out)
+		tasks := demoTasksRE.FindStringSubmatch(out)
+		require.True(t, dirs != nil && tasks != nil, out)
+		nd, _ := strconv.Atoi(dirs[1])
+		assert.Equal(t, 8, nd, "root, empty, empty/deeper, d0 and its four")
+		assert.Equal(t, strconv.Itoa(97+nd), tasks[1], "a task per file and per directory")
 	}
 }
 
@@ -122,15 +131,18 @@ func TestDemoGeneratedTreeIsTheSameOnEveryRun(t *testing.T) {
 	assert.Equal(t, hex.EncodeToString(want[:]), a)
 }
 
+var demoTasksRE = regexp.MustCompile(`demo: (\d+) tasks on`)
+
+// TestDemoTraceFile: -trace writes a runtime/trace in which `go tool
+// trace` finds every task of the run as a task of schedkit's type.
 func TestDemoTraceFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "demo.trace")
 	_, out := demoDigest(t, "-files", "50", "-procs", "2", "-quiet", "-trace", p)
 	assert.Contains(t, out, "go tool trace "+p)
-	f, err := os.Open(p)
-	require.NoError(t, err)
-	defer f.Close()
-	head := make([]byte, 16)
-	_, err = io.ReadFull(f, head)
-	require.NoError(t, err)
-	assert.True(t, strings.HasPrefix(string(head), "go 1."), "a runtime/trace file starts with its version: %q", head)
+	m := demoTasksRE.FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	parsed, err := exec.Command("go", "tool", "trace", "-d=parsed", p).CombinedOutput()
+	require.NoError(t, err, "%s", parsed)
+	begins := regexp.MustCompile(`(?m) TaskBegin .*Type="`+regexp.QuoteMeta(executor.TraceTaskType)+`"$`).FindAll(parsed, -1)
+	assert.Equal(t, m[1], strconv.Itoa(len(begins)), "every task the demo ran is a trace task")
 }
