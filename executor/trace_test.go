@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"runtime/trace"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -311,4 +313,39 @@ func TestTaskID(t *testing.T) {
 	assert.Len(t, ids, 200, "IDs are unique")
 	assert.NotContains(t, ids, uint64(0))
 	assert.Equal(t, id, kept.ID(), "the same after the task returned")
+}
+
+// BenchmarkLocalSpawnTraced is BenchmarkLocalSpawn with runtime/trace on
+// (to io.Discard): the cost of a trace task, region and log per task. With
+// tracing off, BenchmarkLocalSpawn itself measures the one IsEnabled load.
+func BenchmarkLocalSpawnTraced(b *testing.B) {
+	if trace.IsEnabled() {
+		b.Skip("runtime/trace is already on")
+	}
+	require.NoError(b, trace.Start(io.Discard))
+	defer trace.Stop()
+	BenchmarkLocalSpawn(b)
+}
+
+// BenchmarkLocalSpawnTaskEvents is BenchmarkLocalSpawn with
+// Config.TaskEvents and a hook that counts: the cost of two hook calls per
+// task.
+func BenchmarkLocalSpawnTaskEvents(b *testing.B) {
+	var n atomic.Int64
+	e, err := executor.New(executor.Config{TaskEvents: true, OnEvent: func(executor.Event) { n.Add(1) }})
+	require.NoError(b, err)
+	defer e.Close()
+	var wg sync.WaitGroup
+	done := func(executor.Task) { wg.Done() }
+	b.ReportAllocs()
+	b.ResetTimer()
+	wg.Add(b.N)
+	_ = e.Go(func(t executor.Task) {
+		for range b.N {
+			t.Go(done)
+		}
+	})
+	wg.Wait()
+	b.StopTimer()
+	require.GreaterOrEqual(b, n.Load(), int64(2*b.N))
 }
