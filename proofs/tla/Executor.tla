@@ -23,10 +23,11 @@
 (*                                                                         *)
 (* Time is abstract: sysmon may retake whenever its condition holds, so    *)
 (* "past the slice" is any time; the 1-in-61 global check is a choice the  *)
-(* M may make whenever the global queue is not empty. Ms are a fixed set;  *)
-(* in Go a handoff that finds no idle M makes one (NeedM), here it waits   *)
-(* in pend for the next M that stops, and the liveness properties assume   *)
-(* that it does not wait forever (MsSuffice).                              *)
+(* M may make whenever the global queue and its P's queue hold tasks (with *)
+(* its own queue empty, the global batch takes the same task first). The   *)
+(* Ms are a fixed set: in Go a handoff that finds no idle M makes one      *)
+(* (NeedM); here it waits in pend for the next M that stops, and           *)
+(* AllTasksRun assumes that it does not wait forever (MsSuffice).          *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets
 
@@ -232,8 +233,9 @@ AcquireP(s, m, nextpc) ==
 
 LocalEmpty(p) == rnext[p] = NoItem /\ ring[p] = <<>>
 
-\* PutNext(x) on P p: x into runnext, its old task to the ring's tail.
-PutNextRing(p, x) == IF rnext[p] = NoItem THEN ring ELSE [ring EXCEPT ![p] = Append(@, rnext[p])]
+\* PutNext on P p moves its runnext task (if any) to the ring's tail: the ring after.
+Displace(p) ==
+    IF rnext[p] = NoItem THEN ring ELSE [ring EXCEPT ![p] = Append(@, rnext[p])]
 
 \* Victims a thief on P p may steal from: not p, not in the idle mask. The
 \* four passes take from a ring first; a runnext task only on the last
@@ -381,7 +383,7 @@ Spawn(m) ==
           IN /\ tpc' = [tpc EXCEPT ![t] = IF wait THEN InWaitPC(t) ELSE @ + 1]
              /\ gn' = IF Kind(t) = "fork" THEN [gn EXCEPT ![t] = @ + 1] ELSE gn
              /\ IF p # 0
-                  THEN /\ ring' = PutNextRing(p, k)
+                  THEN /\ ring' = Displace(p)
                        /\ rnext' = [rnext EXCEPT ![p] = k]
                        /\ Commit(WakeIfIdle(s))
                        /\ UNCHANGED glob
@@ -416,7 +418,7 @@ End(m) ==
           /\ IF w = NoItem
                THEN /\ Commit(s) /\ UNCHANGED <<glob, rnext, ring>>
              ELSE IF p # 0
-               THEN /\ ring' = PutNextRing(p, w)
+               THEN /\ ring' = Displace(p)
                     /\ rnext' = [rnext EXCEPT ![p] = w]
                     /\ Commit(WakeIfIdle(s))
                     /\ UNCHANGED glob
@@ -630,15 +632,17 @@ SchedState ==
 (* Liveness.                                                               *)
 (*                                                                         *)
 (* MsSuffice: a handoff does not wait forever for an M (in Go, NeedM makes *)
-(* one). SysmonFair: sysmon retakes whenever it can, for ever. HogsEnd:    *)
-(* every blocked hog eventually returns.                                   *)
+(* one; here the Ms are three). SysmonFair: sysmon retakes whenever it     *)
+(* can, for ever. HogsEnd: every blocked hog eventually returns.           *)
 (*                                                                         *)
-(* AllTasksRun: every submitted task eventually runs, even when the hogs   *)
-(* never return (sysmon hands their Ps on).                                *)
+(* AllTasksRun: every task eventually runs, even when the hogs never       *)
+(* return: sysmon hands their Ps on. Without MsSuffice TLC refutes it: the *)
+(* Ps sysmon takes from the two forks wait for an M while the third runs a *)
+(* hog (README.md); the Go executor would start an M for each.             *)
 (*                                                                         *)
-(* WaitReturns: every Wait returns, with no help from sysmon (it may never *)
-(* act) as long as the hogs return: a Wait must never hold its P while its *)
-(* group's tasks wait for one.                                             *)
+(* WaitReturns: every Wait returns, with no help from sysmon (it may act   *)
+(* or not) as long as the hogs return, and with three Ms: a Wait must      *)
+(* never hold its P while its group's tasks wait for one.                  *)
 
 MsSuffice == []<>(pend = <<>>)
 SysmonFair == WF_vars(Sysmon)
@@ -648,6 +652,6 @@ AllTasksRun ==
     (MsSuffice /\ SysmonFair) => \A t \in Tasks : <>(nrun[t] = 1)
 
 WaitReturns ==
-    (MsSuffice /\ HogsEnd) =>
+    HogsEnd =>
         \A t \in Forks : (tpc[t] = InWaitPC(t)) ~> (tpc[t] = WaitedPC(t))
 =============================================================================
