@@ -16,13 +16,16 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/schedkit/schedkit/executor"
+	"github.com/schedkit/schedkit/metrics/prom"
 )
 
-const demoUsage = `usage: schedkit demo [-dir PATH] [-procs N] [-trace FILE] [-files N] [-quiet]
+const demoUsage = `usage: schedkit demo [-dir PATH] [-procs N] [-trace FILE] [-files N] [-quiet] [-prom]
 
 Hashes a directory tree in parallel on the executor: a task per directory
 and per file, a group per directory whose Wait runs its children while it
@@ -34,7 +37,8 @@ small files in a temporary directory and removes it afterwards.`
 
 const demoExample = `  go run ./cmd/schedkit demo
   go run ./cmd/schedkit demo -dir "$(go env GOROOT)/src" -procs 4
-  go run ./cmd/schedkit demo -trace demo.trace && go tool trace demo.trace`
+  go run ./cmd/schedkit demo -trace demo.trace && go tool trace demo.trace
+  go run ./cmd/schedkit demo -prom | grep '^schedkit_tasks_total'`
 
 // demoStats are what a hash of a tree did.
 type demoStats struct {
@@ -163,6 +167,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	traceFile := fs.String("trace", "", "write a runtime/trace of the run to this file (`go tool trace FILE`)")
 	files := fs.Int("files", 3000, "without -dir: how many files the generated tree has")
 	quiet := fs.Bool("quiet", false, "no progress bar (it is off anyway when stderr is not a terminal)")
+	promText := fs.Bool("prom", false, "at the end, print the Prometheus text a scrape of metrics/prom's collector returns")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -249,6 +254,12 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	printProcTable(stdout, s)
 	fmt.Fprintln(stdout, "(RING and GLOBAL count takes from those queues, a task's resume after Blocking included;\n"+
 		" HANDOFFS: Ps given away, mostly by Blocking; Ms: worker goroutines made, one per P handed off while none idled)")
+	if *promText {
+		fmt.Fprintln(stdout, "\ndemo: the Prometheus scrape (metrics/prom):")
+		if err := writeProm(stdout, e); err != nil {
+			return fail("-prom: %v", err)
+		}
+	}
 	if tf != nil {
 		fmt.Fprintf(stdout, "\ndemo: trace written to %s: go tool trace %s\n", *traceFile, *traceFile)
 	}
@@ -285,6 +296,25 @@ func startBar(stderr io.Writer, quiet bool, total int64, read func() int64) (sto
 		<-stopped
 		_ = bar.Finish()
 	}
+}
+
+// writeProm writes what a scrape of e's collector returns, in the text
+// format.
+func writeProm(w io.Writer, e *executor.Executor) error {
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(prom.New(e)); err != nil {
+		return err
+	}
+	fams, err := reg.Gather()
+	if err != nil {
+		return err
+	}
+	for _, f := range fams {
+		if _, err := expfmt.MetricFamilyToText(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // printProcTable writes the per-P counters and their total as a table.

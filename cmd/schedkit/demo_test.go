@@ -146,3 +146,14 @@ func TestDemoTraceFile(t *testing.T) {
 	begins := regexp.MustCompile(`(?m) TaskBegin .*Type="`+regexp.QuoteMeta(executor.TraceTaskType)+`"$`).FindAll(parsed, -1)
 	assert.Equal(t, m[1], strconv.Itoa(len(begins)), "every task the demo ran is a trace task")
 }
+
+// -prom prints the collector's scrape of the run: its task total is the
+// demo's.
+func TestDemoPromScrape(t *testing.T) {
+	_, out := demoDigest(t, "-files", "40", "-procs", "2", "-quiet", "-prom")
+	tasks := demoTasksRE.FindStringSubmatch(out)
+	require.NotNil(t, tasks, out)
+	assert.Contains(t, out, "\nschedkit_tasks_total "+tasks[1]+"\n")
+	assert.Contains(t, out, "# TYPE schedkit_p_tasks_total counter\n")
+	assert.Contains(t, out, "schedkit_procs 2\n")
+}
