@@ -45,8 +45,9 @@ type Config struct {
 
 	// OnEvent, if not nil, is called on the M (or sysmon) where a
 	// scheduling event happens: parks, handoffs, steals, overflows. It must
-	// not block and must not call the Executor. Local spawns and task starts
-	// are not events (they are the hot path); Stats counts them.
+	// not block and must not call the Executor. Local spawns are not events
+	// (they are the hot path), nor are task starts and ends unless
+	// TaskEvents is set; Stats counts them.
 	OnEvent func(Event)
 
 	// TaskEvents makes OnEvent also receive EventTaskStart and EventTaskEnd

@@ -140,9 +140,26 @@
 //	61 ticks beside a local burst and a local tree      scenarios_test.go TestFairnessBurst, TestFairnessTree
 //	no lost wakeup for a submit made by a task          scenarios_test.go TestSubmitFromTaskWhileSpinnerWaits
 //	a Task whose P was retaken spawns globally          scenarios_test.go TestSpawnAfterRetakeGoesGlobal
+//	runtime/trace: each task a trace task with a region trace_test.go TestRuntimeTrace (parsed by
+//	  and a log of its ID, P and M; as many steal,      `go tool trace -d=parsed`; broken traces rejected)
+//	  handoff and park logs as Stats counts
+//	TaskEvents: one start and one end per task, nested  trace_test.go TestTaskEvents
+//	  per M; a steal names a victim, not the thief
+//	Task.ID: unique, 0 for the zero Task, kept          trace_test.go TestTaskID
+//	tracing off: one atomic load per task               bench_test.go BenchmarkLocalSpawn against the
+//	                                                    same before trace.go (see trace.go)
 //	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant):
 //	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership
+//
+// # Tracing
+//
+// While runtime/trace is on, every task is a trace.Task and region of
+// type TraceTaskType with a log naming its ID, P and M, and every Event is a
+// trace.Log of category "schedkit.<kind>", so `go tool trace` shows the
+// executor's work beside the goroutines. Config.OnEvent with
+// Config.TaskEvents gets task starts and ends too (`schedkit trace` draws
+// them). See trace.go.
 //
 // The explorer (internal/explore, -tags schedcheck) runs the real M loop:
 // every goroutine of the executor is started through one function, which
