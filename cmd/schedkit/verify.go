@@ -182,13 +182,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			what = strconv.Itoa(len(sel2)) + " packages"
 		}
 		say("pass %d of %d: go %s %s", i+1, len(goPasses), strings.Join(args, " "), what)
-		done := 0
-		out, _ := goCmd(ctx, root, func(line []byte) { // a line per package as it ends: a pass takes minutes
-			if pkg, action, secs, ok := packageEnd(line); ok {
-				done++
-				say("  [%d/%d] %-22s %s %.1fs", done, len(sel2), pkg, action, secs)
-			}
-		}, append(args, sel2...)...) // failures show up in the events
+		pp := &passProgress{total: len(sel2), say: say, now: time.Now}
+		stop := pp.heartbeat(30 * time.Second)
+		out, _ := goCmd(ctx, root, pp.line, append(args, sel2...)...) // failures show up in the events
+		stop()
 		tests, _, err := parseTestJSON(bytes.NewReader(out))
 		if err != nil {
 			fmt.Fprintln(stderr, "schedkit verify:", err)
@@ -266,9 +263,84 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// packageEnd reads a package's final event (pass, fail or skip) from a
-// `go test -json` line.
-func packageEnd(line []byte) (pkg, action string, secs float64, ok bool) {
+// passProgress says, for one `go test -json` pass, each package as it
+// ends, and which are still running when none ended for a while: a pass
+// takes minutes, and a newcomer should not wait in silence.
+type passProgress struct {
+	mu      sync.Mutex
+	total   int
+	done    int
+	running map[string]time.Time // started, not ended
+	last    time.Time            // the last line said
+	say     func(format string, args ...any)
+	now     func() time.Time
+}
+
+// line reads one line of the stream.
+func (p *passProgress) line(b []byte) {
+	pkg, action, secs, ok := packageEvent(b)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.running == nil {
+		p.running = map[string]time.Time{}
+	}
+	if action == "start" {
+		p.running[pkg] = p.now()
+		return
+	}
+	delete(p.running, pkg)
+	p.done++
+	p.last = p.now()
+	p.say("  [%d/%d] %-22s %s %.1fs", p.done, p.total, pkg, action, secs)
+}
+
+// tick says which packages are still running if nothing was said for
+// quiet.
+func (p *passProgress) tick(quiet time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	if len(p.running) == 0 || now.Sub(p.last) < quiet {
+		return
+	}
+	names := make([]string, 0, len(p.running))
+	for pkg, since := range p.running {
+		names = append(names, fmt.Sprintf("%s (%ds)", pkg, int(now.Sub(since).Seconds())))
+	}
+	slices.Sort(names)
+	p.last = now
+	p.say("  still running: %s", strings.Join(names, ", "))
+}
+
+// heartbeat calls tick every period until the returned func is called.
+func (p *passProgress) heartbeat(period time.Duration) (stop func()) {
+	p.mu.Lock()
+	p.last = p.now()
+	p.mu.Unlock()
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				p.tick(period)
+			}
+		}
+	}()
+	return func() { close(done); <-ended }
+}
+
+// packageEvent reads a package's start or end (pass, fail, skip) from a
+// `go test -json` line: action is "start", "ok", "FAIL" or "no tests".
+func packageEvent(line []byte) (pkg, action string, secs float64, ok bool) {
 	var e struct {
 		Action  string
 		Package string
@@ -285,6 +357,8 @@ func packageEnd(line []byte) (pkg, action string, secs float64, ok bool) {
 		action = "FAIL"
 	case "skip":
 		action = "no tests"
+	case "start":
+		action = "start"
 	default:
 		return "", "", 0, false
 	}

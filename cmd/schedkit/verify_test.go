@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -229,22 +231,54 @@ func TestModelCheckIsTheRowsPrefix(t *testing.T) {
 	}
 }
 
-func TestPackageEnd(t *testing.T) {
-	pkg, action, secs, ok := packageEnd([]byte(`{"Action":"pass","Package":"github.com/schedkit/schedkit/lfq","Elapsed":1.5}`))
+func TestPackageEvent(t *testing.T) {
+	pkg, action, secs, ok := packageEvent([]byte(`{"Action":"pass","Package":"github.com/schedkit/schedkit/lfq","Elapsed":1.5}`))
 	assert.True(t, ok)
 	assert.Equal(t, "lfq", pkg)
 	assert.Equal(t, "ok", action)
 	assert.Equal(t, 1.5, secs)
-	_, action, _, _ = packageEnd([]byte(`{"Action":"fail","Package":"github.com/schedkit/schedkit/lfq"}`))
+	_, action, _, _ = packageEvent([]byte(`{"Action":"fail","Package":"github.com/schedkit/schedkit/lfq"}`))
 	assert.Equal(t, "FAIL", action)
+	_, action, _, _ = packageEvent([]byte(`{"Action":"start","Package":"github.com/schedkit/schedkit/lfq"}`))
+	assert.Equal(t, "start", action)
 	for _, l := range []string{
 		`{"Action":"pass","Package":"github.com/schedkit/schedkit/lfq","Test":"TestX"}`, // a test, not the package
 		`{"Action":"output","Package":"github.com/schedkit/schedkit/lfq"}`,
 		`# build output`, ``,
 	} {
-		_, _, _, ok := packageEnd([]byte(l))
+		_, _, _, ok := packageEvent([]byte(l))
 		assert.False(t, ok, l)
 	}
+}
+
+// TestPassProgressSaysEndsAndWhatStillRuns drives passProgress with a
+// fake clock: a line per package end, and after a quiet spell the
+// packages still running, once per spell.
+func TestPassProgressSaysEndsAndWhatStillRuns(t *testing.T) {
+	var said []string
+	now := time.Unix(1000, 0)
+	p := &passProgress{total: 2, now: func() time.Time { return now },
+		say: func(f string, a ...any) { said = append(said, fmt.Sprintf(f, a...)) }}
+	ev := func(action, pkg string) []byte {
+		return []byte(`{"Action":"` + action + `","Package":"github.com/schedkit/schedkit/` + pkg + `","Elapsed":2}`)
+	}
+	p.line(ev("start", "lfq"))
+	p.line(ev("start", "executor"))
+	now = now.Add(10 * time.Second)
+	p.line(ev("pass", "lfq"))
+	p.tick(30 * time.Second)
+	require.Len(t, said, 1, "nothing still running is said before the quiet spell")
+	assert.Equal(t, "  [1/2] lfq                    ok 2.0s", said[0])
+	now = now.Add(31 * time.Second)
+	p.tick(30 * time.Second)
+	p.tick(30 * time.Second)
+	require.Len(t, said, 2, "once per quiet spell")
+	assert.Equal(t, "  still running: executor (41s)", said[1])
+	p.line(ev("fail", "executor"))
+	now = now.Add(time.Hour)
+	p.tick(30 * time.Second)
+	assert.Equal(t, []string{"  [1/2] lfq                    ok 2.0s", "  still running: executor (41s)",
+		"  [2/2] executor               FAIL 2.0s"}, said, "nothing runs: nothing more to say")
 }
 
 // TestVerifyRunAndJSON runs verify on one small package: -run narrows what
