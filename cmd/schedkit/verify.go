@@ -68,6 +68,18 @@ func (s selector) match(component, check string) bool {
 	return s.re == nil || s.re.MatchString(component+" "+check)
 }
 
+// failures keeps the failed tests whose row -run keeps: a package runs
+// whole, and a failure in a row not asked about is not shown.
+func (s selector) failures(fs []*testResult, tags string) []*testResult {
+	var kept []*testResult
+	for _, f := range fs {
+		if fr, _ := testRows([]*testResult{f}, tags); len(fr) == 1 && s.row(fr[0]) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
 // pkg reports whether a package tested in a pass built with tags can make
 // a row -run keeps: some component it reports under, with the unit row or
 // a rung that applies to it.
@@ -197,11 +209,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 				rows = append(rows, r)
 			}
 		}
-		for _, f := range passFailures {
-			if sel.pkg(strings.TrimPrefix(f.Package, modulePath+"/"), p.tags) {
-				failures = append(failures, f)
-			}
-		}
+		failures = append(failures, sel.failures(passFailures, p.tags)...)
 		for _, m := range killMatrices(tests) {
 			if sel.match(m.component, "seeded mutants killed by >= 2 deterministic checkers") {
 				matrices = append(matrices, m)

@@ -322,3 +322,17 @@ func TestMetricsPackagesShowAsOneComponent(t *testing.T) {
 	assert.Greater(t, rank("metrics"), rank("executor"), "after the components it reads")
 	assert.True(t, selector{regexp.MustCompile(`^metrics `)}.pkg("metrics/prom", ""))
 }
+
+// A failure is shown only with its row: -run '^lfq unit$' runs all of
+// lfq's tests, and a failing stress test's row is not asked about.
+func TestFailureFollowsItsRow(t *testing.T) {
+	tests, _, err := parseTestJSON(strings.NewReader(sampleJSON))
+	require.NoError(t, err)
+	_, failures := testRows(tests, "")
+	require.Len(t, failures, 2)
+	assert.Empty(t, selector{regexp.MustCompile(`^lfq unit$`)}.failures(failures, ""))
+	kept := selector{regexp.MustCompile(`^lfq race`)}.failures(failures, "")
+	require.Len(t, kept, 1)
+	assert.Equal(t, "TestStressExactlyOnce", kept[0].Test)
+	assert.Len(t, selector{}.failures(failures, ""), 2, "no -run: every failure")
+}
