@@ -215,6 +215,10 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 
 	e, err := executor.New(executor.Config{Procs: *procs})
 	if err != nil {
+		if tf != nil {
+			trace.Stop()
+			tf.Close()
+		}
 		return fail("%v", err)
 	}
 	h := &treeHasher{}
@@ -235,7 +239,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if herr != nil {
-		return fail("%v", herr)
+		return fail("%v: check that the tree is readable, or pass another -dir", herr)
 	}
 	if cerr != nil {
 		return fail("the executor reported: %v", cerr)
