@@ -393,6 +393,7 @@ func (e *Executor) park(w *worker) {
 func (e *Executor) startSlice(w *worker) {
 	p := w.p.Load()
 	p.schedtick.Add(1)
+	e.event(EventReacquire, p.id, w, 0)
 	p.status.Store(own(w.id, pTask))
 }
 

@@ -25,12 +25,14 @@ const (
 	EventTaskEnd                          // the task ends (Config.TaskEvents); P is the one it holds then, or -1
 	EventSpin                             // an M started spinning on P (looking for work to steal)
 	EventSpinStop                         // a spinning M stopped spinning (it found work, or gave up its P)
+	EventReacquire                        // a task that gave its P away or lost it holds P again (exitsyscall)
 )
 
 var eventNames = [...]string{
 	EventPark: "park", EventUnpark: "unpark", EventHandoff: "handoff", EventRetake: "retake",
 	EventSteal: "steal", EventOverflow: "overflow", EventGlobalBatch: "globalbatch", EventPanic: "panic",
 	EventTaskStart: "taskstart", EventTaskEnd: "taskend", EventSpin: "spin", EventSpinStop: "spinstop",
+	EventReacquire: "reacquire",
 }
 
 func (k EventKind) String() string {

@@ -225,16 +225,20 @@ func recordTrace(w traceWorkload, procs int) (*traceRun, error) {
 	return r, nil
 }
 
-// traceSlice is a task slice open on a track.
+// traceSlice is a slice open on a track: a task's (of M m), or an M's
+// "parked" (task 0).
 type traceSlice struct {
+	name string
 	task uint64
 	m    int
 }
 
 // toChrome turns a run into trace-event JSON. Task slices go on their M's
-// track (an M's tasks nest: a Wait runs tasks inside its own) and on their
-// P's track from the start until the task ends or loses the P (a handoff, a
-// retake, or another M starting a task there); parked Ms show a "parked"
+// track (an M's tasks nest: a Wait runs tasks inside its own) and on the
+// track of the P they hold: from the start until the task ends or loses the
+// P (a handoff, a retake, or another M starting a task there), and again
+// from a reacquire (or, for a task whose Wait ran a task that changed Ps,
+// from that task's end) on the P it holds then. Parked Ms show a "parked"
 // slice. Scheduling events are instants on the P's (or the M's) track.
 func toChrome(r *traceRun) *chrometrace.File {
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
@@ -264,7 +268,7 @@ func toChrome(r *traceRun) *chrometrace.File {
 	}
 
 	pOpen := map[int][]traceSlice{} // per P, innermost last
-	mOpen := map[int][]string{}     // per M: open slice names (a task's, or "parked")
+	mOpen := map[int][]traceSlice{} // per M, innermost last
 	startP := map[uint64]int{}
 	begin := func(pid, tid int, ts float64, name string, args map[string]any) {
 		out = append(out, chrometrace.Event{Name: name, Cat: "slice", Ph: chrometrace.PhaseBegin, Ts: ts, Pid: pid, Tid: tid, Args: args})
@@ -278,13 +282,23 @@ func toChrome(r *traceRun) *chrometrace.File {
 	closeP := func(p int, ts float64, downTo int) { // pops pOpen[p] to length downTo
 		st := pOpen[p]
 		for len(st) > downTo {
-			end(tracePidP, p, ts, traceTaskName(st[len(st)-1].task))
+			end(tracePidP, p, ts, st[len(st)-1].name)
 			st = st[:len(st)-1]
 		}
 		pOpen[p] = st
 	}
+	// openP opens slice sl on P p's track, closing what another M left
+	// open there (the P changed hands under a task that ran on).
+	openP := func(p int, ts float64, sl traceSlice, args map[string]any) {
+		if st := pOpen[p]; len(st) > 0 && st[len(st)-1].m != sl.m {
+			closeP(p, ts, 0)
+		}
+		begin(tracePidP, p, ts, sl.name, args)
+		pOpen[p] = append(pOpen[p], sl)
+		startP[sl.task] = p
+	}
 	unpark := func(m int, ts float64) {
-		if st := mOpen[m]; len(st) > 0 && st[len(st)-1] == "parked" {
+		if st := mOpen[m]; len(st) > 0 && st[len(st)-1].task == 0 {
 			end(tracePidM, m, ts, "parked")
 			mOpen[m] = st[:len(st)-1]
 		}
@@ -302,23 +316,15 @@ func toChrome(r *traceRun) *chrometrace.File {
 				instant(tracePidP, ev.P, ts, "runnext", map[string]any{"task": ev.Task, "m": ev.M})
 			}
 			args := map[string]any{"id": ev.Task, "p": ev.P, "m": ev.M, "from": from}
-			name := traceTaskName(ev.Task)
-			begin(tracePidM, ev.M, ts, name, args)
-			mOpen[ev.M] = append(mOpen[ev.M], name)
-			if st := pOpen[ev.P]; len(st) > 0 && st[len(st)-1].m != ev.M {
-				closeP(ev.P, ts, 0) // the P changed hands under a task that runs on
-			}
-			begin(tracePidP, ev.P, ts, name, args)
-			pOpen[ev.P] = append(pOpen[ev.P], traceSlice{ev.Task, ev.M})
-			startP[ev.Task] = ev.P
+			sl := traceSlice{traceTaskName(ev.Task), ev.Task, ev.M}
+			begin(tracePidM, ev.M, ts, sl.name, args)
+			mOpen[ev.M] = append(mOpen[ev.M], sl)
+			openP(ev.P, ts, sl, args)
 		case executor.EventTaskEnd:
+			unpark(ev.M, ts) // never: an M parks outside tasks
 			st := mOpen[ev.M]
-			for len(st) > 0 && st[len(st)-1] == "parked" { // never: an M parks outside tasks
-				end(tracePidM, ev.M, ts, "parked")
-				st = st[:len(st)-1]
-			}
 			if len(st) > 0 {
-				end(tracePidM, ev.M, ts, st[len(st)-1])
+				end(tracePidM, ev.M, ts, st[len(st)-1].name)
 				st = st[:len(st)-1]
 			}
 			mOpen[ev.M] = st
@@ -329,6 +335,19 @@ func toChrome(r *traceRun) *chrometrace.File {
 					closeP(p, ts, i)
 					break
 				}
+			}
+			// The task this one ran inside (a Wait's) goes on, on the P
+			// held now, which may be another than its slice shows.
+			if len(st) > 0 && ev.P >= 0 {
+				if ps := pOpen[ev.P]; len(ps) == 0 || ps[len(ps)-1].task != st[len(st)-1].task {
+					outer := st[len(st)-1]
+					openP(ev.P, ts, outer, map[string]any{"id": outer.task, "p": ev.P, "m": ev.M, "from": "wait"})
+				}
+			}
+		case executor.EventReacquire:
+			if st := mOpen[ev.M]; len(st) > 0 && st[len(st)-1].task != 0 {
+				t := st[len(st)-1]
+				openP(ev.P, ts, t, map[string]any{"id": t.task, "p": ev.P, "m": ev.M, "from": "reacquire"})
 			}
 		case executor.EventSteal:
 			instant(tracePidP, ev.P, ts, "steal", map[string]any{"victim": ev.Victim, "n": ev.N, "m": ev.M})
@@ -343,7 +362,7 @@ func toChrome(r *traceRun) *chrometrace.File {
 			closeP(ev.P, ts, 0)
 			if len(mOpen[ev.M]) == 0 {
 				begin(tracePidM, ev.M, ts, "parked", map[string]any{"p": ev.P})
-				mOpen[ev.M] = []string{"parked"}
+				mOpen[ev.M] = []traceSlice{{name: "parked", m: ev.M}}
 			}
 		case executor.EventUnpark:
 			unpark(ev.M, ts)
@@ -362,7 +381,7 @@ func toChrome(r *traceRun) *chrometrace.File {
 	}
 	for _, m := range mids {
 		for st := mOpen[m]; len(st) > 0; st = st[:len(st)-1] {
-			end(tracePidM, m, ts, st[len(st)-1])
+			end(tracePidM, m, ts, st[len(st)-1].name)
 		}
 	}
 	s := r.stats.Total

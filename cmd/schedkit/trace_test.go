@@ -63,6 +63,20 @@ func checkTraceFile(f *chrometrace.File, r *traceRun) error {
 			return fmt.Errorf("%d %q instants, Stats counts %d", counts[name], name, want)
 		}
 	}
+	reacquired, fromReacquire := 0, 0
+	for _, te := range r.events {
+		if te.ev.Kind == executor.EventReacquire {
+			reacquired++
+		}
+	}
+	for _, ev := range f.TraceEvents {
+		if ev.Ph == chrometrace.PhaseBegin && ev.Pid == tracePidP && ev.Args["from"] == "reacquire" {
+			fromReacquire++
+		}
+	}
+	if reacquired != fromReacquire {
+		return fmt.Errorf("%d reacquires, %d P slices that show them", reacquired, fromReacquire)
+	}
 	if uint64(counts["runnext"]) > s.RunnextHits {
 		return fmt.Errorf("%d runnext instants, more than the %d runnext hits", counts["runnext"], s.RunnextHits)
 	}
@@ -90,9 +104,10 @@ func TestTraceWorkloads(t *testing.T) {
 			assert.NotEmpty(t, r.ran)
 			switch w.name {
 			case "skewed":
-				assert.NotZero(t, r.stats.Total.Steals, "the other Ps stole")
+				assert.NotZero(t, r.stats.Total.Steals+r.stats.Total.GlobalBatches, "the other Ps stole, or took the overflow")
 			case "blocking":
 				assert.NotZero(t, r.stats.Total.Handoffs, "Blocking handed Ps off")
+				assert.Contains(t, fmt.Sprint(f.TraceEvents), "reacquire", "tasks back on a P after Blocking")
 			case "forkjoin":
 				assert.NotZero(t, r.stats.Total.RunnextHits)
 			}
@@ -130,14 +145,15 @@ func TestTraceCheckCatchesBrokenTraces(t *testing.T) {
 			i := firstTask(f)
 			f.TraceEvents = append(f.TraceEvents[:i:i], f.TraceEvents[i+1:]...)
 		},
-		"a steal lost": func(f *chrometrace.File) {
+		"an event lost": func(f *chrometrace.File) {
 			for i, ev := range f.TraceEvents {
-				if ev.Name == "steal" {
-					f.TraceEvents[i].Name = "stea1"
+				switch ev.Name {
+				case "steal", "globalbatch", "park", "unpark", "spin", "spinstop":
+					f.TraceEvents[i].Name = "lost"
 					return
 				}
 			}
-			t.Fatal("no steal in a skewed run")
+			t.Fatal("no scheduling event in a run") // an M parks at least once at Close
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
