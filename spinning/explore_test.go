@@ -92,7 +92,22 @@ type xScenario struct {
 	procs int
 	ms    []xM
 	subs  [][]uint8
-	opts  explore.Options
+	// queued are tasks already in the queue when the threads start.
+	queued []uint8
+	opts   explore.Options
+	// longMax, if not zero, replaces opts.MaxExecutions in long mode, for
+	// a shape whose LongBound takes more than the default.
+	longMax int
+}
+
+// options are sc's explorer options for this mode.
+func (sc xScenario) options() explore.Options {
+	opts := sc.opts
+	opts.Name = "spinning-" + sc.name
+	if sc.longMax != 0 && !testing.Short() {
+		opts.MaxExecutions = sc.longMax
+	}
+	return opts
 }
 
 var (
@@ -116,7 +131,7 @@ var xScenarios = []xScenario{
 		opts: explore.Options{LongBound: 3}},
 	// Two submitters and a spinner dropping.
 	{name: "drop-vs-two-submitters", procs: 2, ms: []xM{xSpin, xPark}, subs: [][]uint8{{kindPlain}, {kindPlain}},
-		opts: explore.Options{Bound: 1, LongBound: 2}},
+		opts: explore.Options{Bound: 1, LongBound: 2}, longMax: 3_000_000},
 	// ResetSpinning of the last spinner: the M that takes the blocker keeps
 	// its P until the partner runs, so another M must be started for it.
 	{name: "last-spinner-wakes", procs: 2, ms: []xM{xPark, xPark}, subs: [][]uint8{{kindBlocker, kindPartner}}},
@@ -131,6 +146,15 @@ var xScenarios = []xScenario{
 	// needspinning, and the handoff must then start a spinner for the
 	// partner, not idle the P.
 	{name: "handoff-vs-wakep", procs: 1, ms: []xM{{start: xHandoff, cont: kindBlocker}, xPark},
+		subs: [][]uint8{{kindPartner}}, opts: explore.Options{LongBound: 3}, longMax: 3_000_000},
+	// A Wakep that finds no idle P against a spinner re-taking its P after
+	// the drop: M0 re-checks, sees the blocker queued and takes P 0 back,
+	// and the submitter's Wakep for the partner then finds no idle P. M0's
+	// becomeSpinning clears needspinning, M0 takes the blocker and keeps
+	// P 0, and its ResetSpinning's Wakep sees the submitter's count: the
+	// submitter must have given it back before setting needspinning, so
+	// that either M0's Wakep or M1's ReleaseP answers for the partner.
+	{name: "respin-vs-wakep", procs: 2, ms: []xM{xSpin, xNoSpin}, queued: []uint8{kindBlocker},
 		subs: [][]uint8{{kindPartner}}, opts: explore.Options{LongBound: 3}},
 	// AcquireP without spinning against the drop's re-check: M2 comes back
 	// from a blocking call and may take the P that spinning M0 releases,
@@ -138,7 +162,7 @@ var xScenarios = []xScenario{
 	// finds the partner and no idle P: needspinning must make M1, about to
 	// idle the other P, spin for it.
 	{name: "acquire-vs-drop", procs: 2, ms: []xM{xSpin, xNoSpin, {start: xReturning, cont: kindBlocker}},
-		subs: [][]uint8{{kindPartner}}, opts: explore.Options{Bound: 1, LongBound: 2}},
+		subs: [][]uint8{{kindPartner}}, opts: explore.Options{Bound: 1, LongBound: 2}, longMax: 3_000_000},
 }
 
 // xRun builds one execution of sc.
@@ -176,6 +200,10 @@ func (sc xScenario) xRun() explore.Run {
 		if xm.cont != kindNone {
 			conts[i] = add(xm.cont)
 		}
+	}
+	for _, k := range sc.queued {
+		q.items = append(q.items, add(k))
+		q.n.Store(int32(len(q.items)))
 	}
 	subTasks := make([][]*xTask, len(sc.subs))
 	for i, ks := range sc.subs {
@@ -328,9 +356,7 @@ func (e *xEnv) afterBlocking(m *spinning.M, cont *xTask) bool {
 // the kill matrix.
 func exploreSpinning() error {
 	for _, sc := range xScenarios {
-		opts := sc.opts
-		opts.Name = "spinning-" + sc.name
-		res, err := explore.Explore(opts, sc.xRun)
+		res, err := explore.Explore(sc.options(), sc.xRun)
 		if err != nil {
 			return err
 		}
@@ -351,9 +377,7 @@ func exploreSpinning() error {
 func TestExploreSpinning(t *testing.T) {
 	for _, sc := range xScenarios {
 		t.Run(sc.name, func(t *testing.T) {
-			opts := sc.opts
-			opts.Name = "spinning-" + sc.name
-			res := explore.Check(t, opts, sc.xRun)
+			res := explore.Check(t, sc.options(), sc.xRun)
 			if !res.Complete && !res.Replayed {
 				t.Errorf("exploration of %s was cut short at %d executions", sc.name, res.Executions)
 			}

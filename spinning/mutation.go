@@ -39,6 +39,12 @@ const (
 	// when no P was idle is never started, and the work waits beside the
 	// P just made idle.
 	handoffNoNeedSpinning
+	// NeedBeforeDec: Wakep, finding no idle P, sets needspinning before it
+	// gives its count back (the runtime's order). An M that becomes
+	// spinning in between clears the flag, takes one of two queued tasks,
+	// and its ResetSpinning's Wakep sees the count about to go and gives
+	// up; the other task then waits beside the P a non-spinning M idles.
+	needBeforeDec
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
@@ -52,4 +58,5 @@ var mutationNames = [...]string{
 	noNeedSpinning:        "NoNeedSpinning",
 	dropNoNeedSpinning:    "DropNoNeedSpinning",
 	handoffNoNeedSpinning: "HandoffNoNeedSpinning",
+	needBeforeDec:         "NeedBeforeDec",
 }

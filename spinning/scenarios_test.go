@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/spinning"
 )
 
@@ -215,14 +216,17 @@ var scenarios = []scenario{
 	}},
 }
 
-// runScenarios runs every scenario and joins their errors, for the kill
-// matrix.
+// runScenarios runs every scenario, and the explored ones where the build
+// has schedcheck, and joins their errors, for the kill matrix.
 func runScenarios() error {
 	var errs []error
 	for _, sc := range scenarios {
 		if err := sc.run(); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", sc.name, err))
 		}
+	}
+	if err := exploreScenarios(); err != nil && !errors.Is(err, explore.ErrNoSchedcheck) {
+		errs = append(errs, fmt.Errorf("wakep order: %w", err))
 	}
 	return errors.Join(errs...)
 }
@@ -234,5 +238,66 @@ func TestScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// wakepOrderRun is a fixed two-thread scenario, explored exhaustively under
+// -tags schedcheck, aimed at Wakep's order when it finds no idle P: it
+// gives its count back before it sets needspinning. An observer that sees
+// needspinning set must then see nmspinning 0 (no other M spins here);
+// with the flag set first, an M starting to spin in between would clear
+// it while the count still tells its ResetSpinning's Wakep that help is
+// coming.
+func wakepOrderRun() explore.Run {
+	s, err := spinning.New(spinning.Config{Procs: 1, Work: func() bool { return false }})
+	if err != nil {
+		panic(err)
+	}
+	explore.Name(s, "sched")
+	if !s.NewM().AcquireP() { // the only P is busy
+		panic("set-up: no P")
+	}
+	var sawNeed bool
+	var sawCount int
+	return explore.Run{
+		Threads: []func(){
+			s.Wakep,
+			func() {
+				if sawNeed = spinning.NeedSpinning(s); sawNeed {
+					sawCount = s.NMSpinning()
+				}
+			},
+		},
+		Check: func() error {
+			if sawNeed && sawCount != 0 {
+				return fmt.Errorf("needspinning was set while Wakep still held its count (nmspinning = %d)", sawCount)
+			}
+			if !spinning.NeedSpinning(s) || s.NMSpinning() != 0 {
+				return fmt.Errorf("after Wakep with no idle P: needspinning %v, nmspinning %d; want true, 0",
+					spinning.NeedSpinning(s), s.NMSpinning())
+			}
+			return nil
+		},
+	}
+}
+
+// exploreScenarios runs the fixed explored scenarios; without schedcheck
+// it reports explore.ErrNoSchedcheck.
+func exploreScenarios() error {
+	res, err := explore.Explore(explore.Options{Name: "spinning-wakep-order", Bound: explore.Unbounded}, wakepOrderRun)
+	if err != nil {
+		return err
+	}
+	if res.Failure != nil {
+		return errors.New(res.Failure.String())
+	}
+	return nil
+}
+
+func TestScenarioWakepOrder(t *testing.T) {
+	if err := exploreScenarios(); errors.Is(err, explore.ErrNoSchedcheck) {
+		t.Skip(err)
+	} else if err != nil {
+		t.Fatal(err)
 	}
 }

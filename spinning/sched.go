@@ -176,8 +176,11 @@ func (s *Sched) Submit(publish func()) {
 // idle M (StartM). Call it after publishing work (or use Submit). It
 // mirrors wakep.
 //
-// If no P is idle it sets needspinning, so that an M about to give up its P
-// spins instead (pidlegetSpinning).
+// If no P is idle it gives its count back and then sets needspinning, so
+// that an M about to give up its P spins instead (pidlegetSpinning). The
+// runtime sets the flag first; here that loses a wakeup (see the comment in
+// the code and proofs/tla/README.md), because ReleaseP does not look at the
+// global queue under the lock as findRunnable does.
 func (s *Sched) Wakep() {
 	// Only one submitter at a time may start a spinner; while one spins it
 	// will find the work, or see it when it drops and re-checks.
@@ -190,9 +193,26 @@ func (s *Sched) Wakep() {
 		s.mu.Unlock()
 		return
 	}
-	p, ok := s.pidlegetSpinning()
+	if mutant == needBeforeDec {
+		p, ok := s.pidlegetSpinning()
+		if !ok {
+			s.decSpinning("Sched.Wakep")
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+		s.startm(p, true)
+		return
+	}
+	p, ok := s.pidleget()
 	if !ok {
+		// Give the count back, then ask for a spinner (pidlegetSpinning's
+		// needspinning), in this order. An M that starts spinning meanwhile
+		// clears needspinning and, when it finds work, its ResetSpinning
+		// calls Wakep, which gives up if it sees this count: so by the time
+		// needspinning may be cleared, the count must be gone.
 		s.decSpinning("Sched.Wakep")
+		s.needspinning.Store(true)
 		s.mu.Unlock()
 		return
 	}
