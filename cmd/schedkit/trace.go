@@ -239,7 +239,8 @@ type traceSlice struct {
 // P (a handoff, a retake, or another M starting a task there), and again
 // from a reacquire (or, for a task whose Wait ran a task that changed Ps,
 // from that task's end) on the P it holds then. Parked Ms show a "parked"
-// slice. Scheduling events are instants on the P's (or the M's) track.
+// slice. Scheduling events are instants on the P's (or the M's) track, and
+// a steal is also an arrow (a flow) from the victim's task to the thief.
 func toChrome(r *traceRun) *chrometrace.File {
 	us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 	out := []chrometrace.Event{
@@ -304,6 +305,7 @@ func toChrome(r *traceRun) *chrometrace.File {
 		}
 	}
 	var ts float64
+	flows := 0
 	for _, te := range r.events {
 		ev := te.ev
 		ts = us(te.at)
@@ -353,6 +355,15 @@ func toChrome(r *traceRun) *chrometrace.File {
 			instant(tracePidP, ev.P, ts, "steal", map[string]any{"victim": ev.Victim, "n": ev.N, "m": ev.M})
 			if ev.Victim >= 0 {
 				instant(tracePidP, ev.Victim, ts, "stolen", map[string]any{"thief": ev.P, "n": ev.N})
+				// An arrow from the victim's running task (if any: a flow
+				// starts in a slice) to the thief's next slice.
+				if len(pOpen[ev.Victim]) > 0 {
+					flows++
+					id := fmt.Sprint(flows)
+					out = append(out,
+						chrometrace.Event{Name: "steal", Cat: "steal", Ph: chrometrace.PhaseFlowOut, ID: id, Ts: ts, Pid: tracePidP, Tid: ev.Victim},
+						chrometrace.Event{Name: "steal", Cat: "steal", Ph: chrometrace.PhaseFlowIn, ID: id, Ts: ts, Pid: tracePidP, Tid: ev.P})
+				}
 			}
 		case executor.EventHandoff, executor.EventRetake:
 			instant(tracePidP, ev.P, ts, ev.Kind.String(), map[string]any{"m": ev.M})

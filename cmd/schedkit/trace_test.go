@@ -48,6 +48,9 @@ func checkTraceFile(f *chrometrace.File, r *traceRun) error {
 		if ev.Ph == chrometrace.PhaseInstant {
 			counts[ev.Name]++
 		}
+		if ev.Ph == chrometrace.PhaseFlowOut {
+			counts["flow "+ev.Name]++
+		}
 	}
 	for p := range r.procs {
 		if threads[chrometrace.Track{Pid: tracePidP, Tid: p}] != fmt.Sprintf("P%d", p) {
@@ -76,6 +79,9 @@ func checkTraceFile(f *chrometrace.File, r *traceRun) error {
 	}
 	if reacquired != fromReacquire {
 		return fmt.Errorf("%d reacquires, %d P slices that show them", reacquired, fromReacquire)
+	}
+	if uint64(counts["flow steal"]) > s.Steals {
+		return fmt.Errorf("%d steal arrows, more than the %d steals", counts["flow steal"], s.Steals)
 	}
 	if uint64(counts["runnext"]) > s.RunnextHits {
 		return fmt.Errorf("%d runnext instants, more than the %d runnext hits", counts["runnext"], s.RunnextHits)

@@ -15,6 +15,7 @@
 //	every track an event uses is named by metadata (its process
 //	  and its thread)
 //	X events have a duration >= 0
+//	every flow id has one s and then one f, not before it
 package chrometrace
 
 import (
@@ -32,6 +33,8 @@ const (
 	PhaseInstant  = "i"
 	PhaseCounter  = "C"
 	PhaseMetadata = "M"
+	PhaseFlowOut  = "s" // a flow (an arrow) starts in the slice enclosing it
+	PhaseFlowIn   = "f" // the flow ends
 )
 
 // Event is one trace event. Ts and Dur are in microseconds.
@@ -43,7 +46,9 @@ type Event struct {
 	Dur  float64        `json:"dur,omitempty"`
 	Pid  int            `json:"pid"`
 	Tid  int            `json:"tid"`
-	S    string         `json:"s,omitempty"` // instant scope: "t" thread, "p" process, "g" global
+	S    string         `json:"s,omitempty"`  // instant scope: "t" thread, "p" process, "g" global
+	ID   string         `json:"id,omitempty"` // a flow's id, shared by its s and f events
+	BP   string         `json:"bp,omitempty"` // a flow end's binding: "e" to the enclosing slice
 	Args map[string]any `json:"args,omitempty"`
 }
 
@@ -130,7 +135,8 @@ func Read(r io.Reader) (*File, error) {
 
 var knownPhases = map[string]bool{
 	PhaseBegin: true, PhaseEnd: true, PhaseComplete: true, PhaseInstant: true, "I": true,
-	PhaseCounter: true, PhaseMetadata: true, "s": true, "t": true, "f": true,
+	PhaseCounter: true, PhaseMetadata: true,
+	PhaseFlowOut: true, PhaseFlowIn: true,
 }
 
 // Check returns an error naming the first event (by index) that breaks one
@@ -157,6 +163,7 @@ func Check(f *File) error {
 		}
 	}
 	open := map[Track][]int{} // indices of open B events, innermost last
+	flows := map[string]int{} // flow id -> index of its s, then -1 once ended
 	last := map[Track]float64{}
 	for i, ev := range f.TraceEvents {
 		if !knownPhases[ev.Ph] {
@@ -190,6 +197,23 @@ func Check(f *File) error {
 			}
 		}
 		switch ev.Ph {
+		case PhaseFlowOut, PhaseFlowIn:
+			if ev.ID == "" {
+				return fmt.Errorf("chrometrace: event %d (%s %q): a flow without an id", i, ev.Ph, ev.Name)
+			}
+			at, seen := flows[ev.ID]
+			switch {
+			case ev.Ph == PhaseFlowOut && seen:
+				return fmt.Errorf("chrometrace: event %d (s %q): flow id %s started twice", i, ev.Name, ev.ID)
+			case ev.Ph == PhaseFlowOut:
+				flows[ev.ID] = i
+			case !seen || at < 0:
+				return fmt.Errorf("chrometrace: event %d (f %q): flow id %s ends without a start, or twice", i, ev.Name, ev.ID)
+			case ev.Ts < f.TraceEvents[at].Ts:
+				return fmt.Errorf("chrometrace: event %d (f %q): flow id %s ends before it starts", i, ev.Name, ev.ID)
+			default:
+				flows[ev.ID] = -1
+			}
 		case PhaseBegin:
 			open[tr] = append(open[tr], i)
 		case PhaseEnd:
@@ -202,6 +226,11 @@ func Check(f *File) error {
 				return fmt.Errorf("chrometrace: event %d (E %q on %v): closes B %q (event %d)", i, ev.Name, tr, b.Name, st[len(st)-1])
 			}
 			open[tr] = st[:len(st)-1]
+		}
+	}
+	for id, at := range flows {
+		if at >= 0 {
+			return fmt.Errorf("chrometrace: event %d (s %q): flow id %s never ends", at, f.TraceEvents[at].Name, id)
 		}
 	}
 	var unclosed []Track

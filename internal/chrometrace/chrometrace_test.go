@@ -25,6 +25,8 @@ func good() *File {
 			{Name: "task", Ph: PhaseEnd, Ts: 4, Pid: 1, Tid: 0},
 			{Name: "task", Ph: PhaseEnd, Ts: 4, Pid: 1, Tid: 1},
 			{Name: "x", Ph: PhaseComplete, Ts: 5, Dur: 2, Pid: 1, Tid: 1},
+			{Name: "steal", Ph: PhaseFlowOut, ID: "1", Ts: 5, Pid: 1, Tid: 0},
+			{Name: "steal", Ph: PhaseFlowIn, BP: "e", ID: "1", Ts: 6, Pid: 1, Tid: 1},
 		},
 		OtherData: map[string]any{"workload": "test"},
 	}
@@ -70,7 +72,7 @@ func TestCheckRejects(t *testing.T) {
 		edit func(f *File)
 		want string
 	}{
-		"B never ended":    {func(f *File) { f.TraceEvents = f.TraceEvents[:len(f.TraceEvents)-2] }, "never ended"},
+		"B never ended":    {func(f *File) { f.TraceEvents = append(f.TraceEvents[:9], f.TraceEvents[10:]...) }, "never ended"},
 		"stray E":          {func(f *File) { f.TraceEvents = append(f.TraceEvents, Event{Name: "task", Ph: "E", Ts: 9, Pid: 1}) }, "no open B"},
 		"E on other track": {func(f *File) { f.TraceEvents[6].Tid = 1 }, "closes B"},
 		"crossed nesting":  {func(f *File) { f.TraceEvents[6].Name = "task"; f.TraceEvents[8].Name = "inner" }, "closes B"},
@@ -82,6 +84,11 @@ func TestCheckRejects(t *testing.T) {
 		"time backwards":   {func(f *File) { f.TraceEvents[8].Ts = 2.5; f.TraceEvents[6].Ts = 3 }, "before the previous"},
 		"negative ts":      {func(f *File) { f.TraceEvents[3].Ts = -1 }, "< 0"},
 		"negative dur":     {func(f *File) { f.TraceEvents[10].Dur = -1 }, "dur"},
+		"flow never ends":  {func(f *File) { f.TraceEvents = f.TraceEvents[:12] }, "never ends"},
+		"flow no start":    {func(f *File) { f.TraceEvents = append(f.TraceEvents[:11], f.TraceEvents[12]) }, "without a start"},
+		"flow twice":       {func(f *File) { f.TraceEvents = append(f.TraceEvents, f.TraceEvents[11]) }, "started twice"},
+		"flow backwards":   {func(f *File) { f.TraceEvents[12].Ts = 4 }, "ends before"},
+		"flow without id":  {func(f *File) { f.TraceEvents[11].ID = "" }, "without an id"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := good()
