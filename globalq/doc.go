@@ -101,7 +101,7 @@
 //	GetBatch appends to rest, allocating nothing when it has room; an empty
 //	queue leaves rest as it was
 //	    TestGetBatchAppendsWithoutAllocatingWhenRestHasRoom, TestZeroQueueIsEmptyAndUsable
-//	memory: chunks, the cache bound, no allocation within 763 items
+//	memory: a chunk is 2 KiB on 64-bit, the cache bound, no allocation within 763 items
 //	    TestMemoryReturnedAfterDrain, TestNoAllocationWithin763Items,
 //	    TestPutGetDoNotAllocate, TestBatchesDoNotAllocate, TestBytesPerItem
 //	FairnessTick: every 61st tick, tick 0 and the wrap included

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -362,6 +363,12 @@ func TestBytesPerItem(t *testing.T) {
 		// One allocation per chunk; the slack of 2 is for the runtime or
 		// the test framework allocating meanwhile, never per item.
 		assert.LessOrEqual(t, mallocs2-mallocs, uint64(inUse)+2, "%d items: one allocation per chunk", size)
+		if strconv.IntSize == 64 {
+			// ChunkLen's claim: a chunk is exactly the 2,048-byte size
+			// class (the slack is for what else the runtime allocates meanwhile).
+			extra := int64(after-before) - 2048*int64(inUse)
+			assert.True(t, extra >= 0 && extra < 512, "%d items: %d B for %d chunks, want 2048 B each", size, after-before, inUse)
+		}
 		report = append(report, fmt.Sprintf("%d items: %d B in %d chunks, %.2f B/item",
 			size, after-before, inUse, float64(after-before)/float64(size)))
 		runtime.KeepAlive(q)

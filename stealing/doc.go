@@ -72,7 +72,9 @@
 // thieves use the Order is a data race; a goroutine other than P self's
 // owner stealing into ps[self], or two thieves stealing into one P at once,
 // write the same slots of its ring and lose or duplicate tasks (runnext's
-// checked build, -tags schedkit_checked, panics on it instead); setting a
+// checked build, -tags schedkit_checked, panics on it instead); a thief
+// whose own ring holds more than half a ring makes runnext's StealHalf
+// panic naming the call; setting a
 // P idle while its queue holds work hides that work from every thief until
 // Clear.
 //
