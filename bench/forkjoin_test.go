@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"flag"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -198,7 +199,10 @@ var forkImpls = []forkImpl{
 // depth d > 0 spawns two children of depth d-1 and waits for both; a leaf
 // does one atomic add. Depth 20 is 2^21-1 nodes (about 2M tasks); depth 16
 // with -short or -benchtime=Nx (see forkDepth); ns/task is per node. The
-// root is submitted from outside. No warm-up round: one tree is warm-up
+// root is submitted from outside. stack-MiB is the largest
+// runtime.MemStats.StackInuse seen right after a tree: the goroutine stacks
+// the implementation needed (for schedkit, the Ms' stacks, which hold the
+// nested Waits). No warm-up round: one tree is warm-up
 // enough for itself.
 //
 // What "spawn and wait" is in each:
@@ -227,18 +231,23 @@ func BenchmarkForkJoin(b *testing.B) {
 			b.ReportAllocs()
 			tree, closePool := im.open(b)
 			defer closePool()
+			var stack uint64
 			round := func() {
 				forkLeaves.Store(0)
 				tree(depth)
 				if got := forkLeaves.Load(); got != 1<<depth {
 					b.Fatalf("%d leaves ran, want %d", got, 1<<depth)
 				}
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms) // one stop per tree: noise next to it
+				stack = max(stack, ms.StackInuse)
 			}
 			m := startTasks(nodes)
 			for b.Loop() {
 				round()
 			}
 			m.report(b)
+			b.ReportMetric(float64(stack)/(1<<20), "stack-MiB")
 		})
 	}
 }
