@@ -93,7 +93,12 @@
 //     (ResetSpinning), because submitters skipped their wakeups while it
 //     spun. When the re-check finds work but no idle P, needspinning makes
 //     the next non-spinning M about to idle its P spin instead, and
-//     HandoffP hands the P to a spinner.
+//     HandoffP hands the P to a spinner. A Wakep that finds no idle P gives
+//     its count back before it sets needspinning: an M that starts spinning
+//     clears the flag, and its ResetSpinning's Wakep must not then defer to
+//     a count that is about to go (the runtime sets the flag first, and
+//     relies on findRunnable's look at the global queue under the lock,
+//     which ReleaseP does not have).
 //
 // The runtime starts a new M when StartM finds none idle (newm). Here the
 // handoff waits in the Sched and the next M to call StopM takes it without
@@ -141,7 +146,8 @@
 // Unit tests; a rapid state machine against a sequential model (counters,
 // stacks of idle Ps and Ms, the waiting handoffs, a queue count); fixed
 // scenarios (scenarios_test.go), one aimed at each step a seeded mutation
-// breaks; the fuzz target FuzzSpinning; a stress test with real goroutines
+// breaks, sequential or, for an order inside one critical section (Wakep's
+// count and needspinning), two threads explored exhaustively; the fuzz target FuzzSpinning; a stress test with real goroutines
 // as Ms over lfq rings and a global queue, which runs every task exactly
 // once and ends every round with every M parked and nothing queued, under a
 // watchdog; the explorer on the real code (lost wakeups show as a deadlock:
@@ -149,8 +155,9 @@
 // a submission against parked Ms, two submitters (two Wakeps at once),
 // a spinner dropping against one and two submitters, the last spinner's
 // wakeup, needspinning, HandoffP against a submission and against a Wakep
-// for the only P, and AcquireP without spinning against the drop's
-// re-check, some at preemption bound 3 in long mode; TLC on Spinning.tla,
+// for the only P, a spinner re-taking its P against a Wakep that finds
+// none, and AcquireP without spinning against the drop's re-check, some at
+// preemption bound 3 (or 2, from 1) in long mode; TLC on Spinning.tla,
 // with WorkConserving (no lost wakeup) and AllTasksDone (every task ends
 // when tasks end); and the kill matrix over the seeded mutations of
 // mutation.go, where the explorer, the model and the scenarios count
@@ -194,6 +201,8 @@
 //	                                                   needspinning"; explorer needspinning, acquire-vs-drop,
 //	                                                   handoff-vs-wakep [NoNeedSpinning, DropNoNeedSpinning,
 //	                                                   HandoffNoNeedSpinning]
+//	Wakep with no idle P: count back, then           TestScenarioWakepOrder; explorer respin-vs-wakep [NeedBeforeDec];
+//	  needspinning                                     TLC NeedBeforeDec
 //	HandoffP: work -> a non-spinning M; no spinner   TestHandoffP; the model's HandoffP
 //	  and no idle P -> a spinner; else idle
 //	the spinning rule 2*nmspinning < Procs-npidle    TestSpinningRule; the model's BecomeSpinning
