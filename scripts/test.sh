@@ -4,7 +4,7 @@
 # A step is skipped only when it cannot run here (TLC without tla2tools.jar or java).
 #
 # SCHEDKIT_TEST_STEPS="tlc ..." runs only the steps named (ids: gofmt vet vet-tags test explore
-# killmatrix bench tlc), and SCHEDKIT_TLC_RUNNER replaces the schedkit binary the tlc step runs:
+# checked killmatrix bench tlc), and SCHEDKIT_TLC_RUNNER replaces the schedkit binary the tlc step runs:
 # cmd/schedkit's TestScriptTLCStep uses both to prove how the tlc step is counted.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -71,6 +71,15 @@ go_packages() { go list ./... | grep -v '/proofs/tla$'; }
 unit_tests() { go test -race -short -count=1 $(go_packages); }
 explorer_tests() { go test -tags schedcheck -short -count=1 $(go_packages); }
 
+# The schedkit_checked build: owner methods assert one owner at a time and a
+# destination stolen into by one thief at a time. Only the packages with tests
+# for it, run under the race detector.
+checked_tests() {
+	local pkgs
+	pkgs=$(grep -l '^//go:build.*schedkit_checked' */*_test.go | xargs -n1 dirname | sort -u | sed 's|^|./|')
+	go vet -tags schedkit_checked $pkgs && go test -race -tags schedkit_checked -short -count=1 $pkgs
+}
+
 # Every component with a kill matrix; it prints as the test's log (-v).
 kill_matrix() {
 	local pkgs
@@ -102,6 +111,7 @@ step vet "go vet" go vet ./...
 step vet-tags "go vet -tags schedcheck,schedmutant" go vet -tags schedcheck,schedmutant ./...
 step test "go test -race -short (unit, property, fuzz seeds, stress)" unit_tests
 step explore "go test -tags schedcheck (interleaving explorer on the real code)" explorer_tests
+step checked "go test -tags schedkit_checked (single-owner and single-thief guards)" checked_tests
 step killmatrix "kill matrix: every seeded mutant caught by at least two deterministic checkers" kill_matrix
 step bench "bench module: vet and every benchmark once" bench_module
 skippable_step tlc "TLC: every spec passes, every mutant is rejected" tlc
