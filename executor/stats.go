@@ -160,6 +160,22 @@ type LatencyStats struct {
 	P50   time.Duration
 	P99   time.Duration
 	Max   time.Duration
+	// Sum is the total of every recorded latency, so Sum/Count is the mean
+	// (and a Prometheus histogram's _sum).
+	Sum time.Duration
+	// Buckets are the histogram's non-empty buckets in increasing order of
+	// Upper; their counts sum to Count. A bucket's bounds are fixed, so the
+	// same Upper names the same bucket in every Stats.
+	Buckets []LatencyBucket
+}
+
+// LatencyBucket is one bucket of the latency histogram: Count latencies
+// were at most Upper and above the previous bucket's Upper (the previous
+// one of the fixed bounds, listed or not). Upper is within 25% above any
+// latency in the bucket (exact below 4ns).
+type LatencyBucket struct {
+	Upper time.Duration
+	Count uint64
 }
 
 // Stats returns the counters. It takes no lock the Ms take on their paths
@@ -174,8 +190,7 @@ func (e *Executor) Stats() Stats {
 		Dropped:   int(e.dropped.Load()),
 		Slice:     e.cfg.Slice,
 	}
-	var h [histBuckets]uint64
-	var maxLat int64
+	var lat latencyAcc
 	for i, p := range e.ps {
 		ps := &p.stats
 		s.Procs[i] = ProcStats{
@@ -188,12 +203,9 @@ func (e *Executor) Stats() Stats {
 			SpinStops: ps.spinStops.Load(), Panics: ps.panics.Load(), QueueLen: p.q.Len(),
 		}
 		s.Total.add(s.Procs[i])
-		for b := range h {
-			h[b] += ps.latency.buckets[b].Load()
-		}
-		maxLat = max(maxLat, ps.latency.max.Load())
+		lat.add(&ps.latency)
 	}
-	s.Latency = summarize(&h, maxLat)
+	s.Latency = lat.summarize()
 	return s
 }
 
@@ -203,6 +215,7 @@ func (e *Executor) Stats() Stats {
 // Written by the P's holder.
 type histogram struct {
 	buckets [histBuckets]atomicx.Uint64
+	sum     atomicx.Int64 // nanoseconds; overflows after 292 years of latency
 	max     atomicx.Int64
 }
 
@@ -234,21 +247,43 @@ func upper(b int) uint64 {
 }
 
 func (h *histogram) record(ns int64) {
-	if ns < 0 {
+	if ns < 0 { // a clock step back: count it as no wait
 		ns = 0
 	}
 	h.buckets[bucket(uint64(ns))].Add(1)
+	h.sum.Add(ns)
 	if ns > h.max.Load() {
 		h.max.Store(ns)
 	}
 }
 
-func summarize(h *[histBuckets]uint64, maxLat int64) LatencyStats {
-	var n uint64
-	for _, c := range h {
-		n += c
+// latencyAcc merges the Ps' histograms as Stats reads them, one atomic load
+// per cell.
+type latencyAcc struct {
+	h        [histBuckets]uint64
+	sum, max int64
+}
+
+func (a *latencyAcc) add(h *histogram) {
+	for b := range a.h {
+		a.h[b] += h.buckets[b].Load()
 	}
-	ls := LatencyStats{Count: n, Max: time.Duration(maxLat)}
+	a.sum += h.sum.Load()
+	a.max = max(a.max, h.max.Load())
+}
+
+// summarize turns the merged counts into LatencyStats: the count, sum and
+// max, the non-empty buckets, and the quantiles read from them.
+func (a *latencyAcc) summarize() LatencyStats {
+	h, maxLat := &a.h, a.max
+	ls := LatencyStats{Max: time.Duration(maxLat), Sum: time.Duration(a.sum)}
+	for b, c := range h {
+		if c != 0 {
+			ls.Count += c
+			ls.Buckets = append(ls.Buckets, LatencyBucket{Upper: time.Duration(upper(b)), Count: c})
+		}
+	}
+	n := ls.Count
 	if n == 0 {
 		return ls
 	}
