@@ -20,10 +20,21 @@
 // and schedkit_idle_procs. schedkit_dropped_tasks_total counts the tasks
 // dropped at a Shutdown deadline.
 //
-// Scheduling latency (submit from outside to start) is published as
-// schedkit_latency_samples_total and the executor's p50, p99 and max as
-// gauges: executor.Stats does not expose its histogram's buckets, so a
-// Prometheus histogram cannot be built from it without inventing counts.
+// Scheduling latency (submit from outside to start) is the histogram
+// schedkit_latency_seconds: executor.LatencyStats' buckets as cumulative
+// counts per upper bound (le, in seconds), its sum and count. The bounds are
+// the executor's own fixed bucket bounds (four per power of two, each within
+// 25% above any latency in its bucket), listed once a latency has landed in
+// one: counts never shrink, so a bound once listed stays, and series only
+// appear. Quantiles come from the histogram, over any window and summed
+// over executors, so there are no quantile gauges:
+//
+//	histogram_quantile(0.99, rate(schedkit_latency_seconds_bucket[5m]))
+//
+// is the p99 of the last five minutes, within its bucket (25%), as
+// executor.LatencyStats.P99 is over the executor's life. The largest
+// latency recorded is the gauge schedkit_latency_max_seconds (a histogram
+// has no max).
 //
 // # Properties -> tests
 //
@@ -31,7 +42,12 @@
 //	  totals equal Stats.Total, one series per P         (TestScrapeCheckCatchesBrokenCollector:
 //	                                                     the check catches a collector that drops a P
 //	                                                     or mislabels one)
-//	after a known workload: tasks_total = tasks run    prom_test.go TestKnownWorkload
+//	latency histogram: a cumulative count per bucket   prom_test.go TestScrapeMatchesStats, TestLatencyHistogram
+//	  bound in seconds, +Inf = _count = Stats' Count,    (TestScrapeCheckCatchesBrokenCollector: the check
+//	  _sum = Stats' Sum                                  catches per-bucket counts, bounds in nanoseconds,
+//	                                                     a lost bucket, a sum in nanoseconds)
+//	after a known workload: tasks_total = tasks run,   prom_test.go TestKnownWorkload
+//	  one latency sample per outside task
 //	the output passes promlint and registers cleanly   prom_test.go TestLint
 package prom
 
@@ -90,10 +106,11 @@ type Collector struct {
 	spinning *prometheus.Desc
 	idle     *prometheus.Desc
 	dropped  *prometheus.Desc
-	latCount *prometheus.Desc
-	latP50   *prometheus.Desc
-	latP99   *prometheus.Desc
+	latency  *prometheus.Desc
 	latMax   *prometheus.Desc
+	// histogram turns LatencyStats into a histogram's count, sum (seconds)
+	// and cumulative counts by bound (seconds); tests swap in broken ones.
+	histogram func(executor.LatencyStats) (uint64, float64, map[float64]uint64)
 }
 
 // New returns a Collector reading e.Stats on every scrape.
@@ -105,7 +122,7 @@ func New(e *executor.Executor) *Collector {
 }
 
 func newCollector(stats func() executor.Stats, ks []counter) *Collector {
-	c := &Collector{stats: stats, counters: ks}
+	c := &Collector{stats: stats, counters: ks, histogram: latencyHistogram}
 	for _, k := range ks {
 		c.perP = append(c.perP, prometheus.NewDesc(ns+"_p_"+k.name+"_total", k.help+" Per P.", []string{"p"}, nil))
 		c.total = append(c.total, prometheus.NewDesc(ns+"_"+k.name+"_total", k.help+" All Ps.", nil, nil))
@@ -118,9 +135,7 @@ func newCollector(stats func() executor.Stats, ks []counter) *Collector {
 	c.spinning = prometheus.NewDesc(ns+"_spinning_workers", "Ms spinning when scraped.", nil, nil)
 	c.idle = prometheus.NewDesc(ns+"_idle_procs", "Ps idle when scraped.", nil, nil)
 	c.dropped = prometheus.NewDesc(ns+"_dropped_tasks_total", "Tasks dropped at a Shutdown deadline.", nil, nil)
-	c.latCount = prometheus.NewDesc(ns+"_latency_samples_total", "Tasks submitted from outside whose submit-to-start latency was recorded.", nil, nil)
-	c.latP50 = prometheus.NewDesc(ns+"_latency_p50_seconds", "Median submit-to-start latency (its histogram bucket's upper bound, within 25% above).", nil, nil)
-	c.latP99 = prometheus.NewDesc(ns+"_latency_p99_seconds", "99th percentile submit-to-start latency (its histogram bucket's upper bound, within 25% above).", nil, nil)
+	c.latency = prometheus.NewDesc(ns+"_latency_seconds", "Submit-to-start latency of tasks submitted from outside (bounds within 25% above their latencies).", nil, nil)
 	c.latMax = prometheus.NewDesc(ns+"_latency_max_seconds", "Largest submit-to-start latency recorded.", nil, nil)
 	return c
 }
@@ -132,7 +147,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 		ch <- c.total[i]
 	}
 	for _, d := range []*prometheus.Desc{c.pQueue, c.queue, c.global, c.procs, c.ms, c.spinning, c.idle,
-		c.dropped, c.latCount, c.latP50, c.latP99, c.latMax} {
+		c.dropped, c.latency, c.latMax} {
 		ch <- d
 	}
 }
@@ -162,8 +177,20 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.spinning, float64(s.Spinning))
 	gauge(c.idle, float64(s.IdleProcs))
 	counterOf(c.dropped, float64(s.Dropped))
-	counterOf(c.latCount, float64(s.Latency.Count))
-	gauge(c.latP50, s.Latency.P50.Seconds())
-	gauge(c.latP99, s.Latency.P99.Seconds())
+	n, sum, buckets := c.histogram(s.Latency)
+	ch <- prometheus.MustNewConstHistogram(c.latency, n, sum, buckets)
 	gauge(c.latMax, s.Latency.Max.Seconds())
+}
+
+// latencyHistogram gives the histogram's count, sum and cumulative count at
+// each listed bucket's upper bound, in seconds. Count is the buckets' total
+// (LatencyStats guarantees it), so +Inf agrees with the last bound.
+func latencyHistogram(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
+	buckets := make(map[float64]uint64, len(l.Buckets))
+	var cum uint64
+	for _, b := range l.Buckets {
+		cum += b.Count
+		buckets[b.Upper.Seconds()] = cum
+	}
+	return l.Count, l.Sum.Seconds(), buckets
 }

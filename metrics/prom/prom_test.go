@@ -23,7 +23,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // sent under the wrong name or label cannot match by chance.
 func fakeStats(procs int) executor.Stats {
 	s := executor.Stats{Procs: make([]executor.ProcStats, procs), GlobalLen: 7, Ms: 5, Spinning: 1, IdleProcs: 2,
-		Dropped: 3, Latency: executor.LatencyStats{Count: 42, P50: time.Microsecond, P99: time.Millisecond, Max: time.Second}}
+		Dropped: 3, Latency: fakeLatency}
 	for p := range s.Procs {
 		ps := &s.Procs[p]
 		for i, v := range []*uint64{&ps.Tasks, &ps.RunnextHits, &ps.RingGets, &ps.GlobalGets, &ps.GlobalBatches,
@@ -38,6 +38,11 @@ func fakeStats(procs int) executor.Stats {
 	}
 	return s
 }
+
+// fakeLatency has the executor's real bucket bounds (1023 ns, 1535 ns,
+// 2^20-1 ns, 2^30-1 ns) and counts that differ from their cumulative sums.
+var fakeLatency = executor.LatencyStats{Count: 42, P50: 1535, P99: 1048575, Max: time.Second, Sum: 2500 * time.Millisecond,
+	Buckets: []executor.LatencyBucket{{Upper: 1023, Count: 10}, {Upper: 1535, Count: 20}, {Upper: 1<<20 - 1, Count: 11}, {Upper: 1<<30 - 1, Count: 1}}}
 
 // sum adds two ProcStats field by field through the counters table plus
 // QueueLen (the executor's own add is not exported).
@@ -105,6 +110,32 @@ func checkScrape(c prometheus.Collector, s executor.Stats) error {
 			return fmt.Errorf("%s total: want %v", k.name, k.get(&s.Total))
 		}
 	}
+	return checkLatency(fams, s.Latency)
+}
+
+// checkLatency is the histogram's property: one bucket per listed bound, at
+// the bound's upper value in seconds, holding the count of every bucket up
+// to it; the count and sum (in seconds) are Stats'.
+func checkLatency(fams map[string]*dto.MetricFamily, l executor.LatencyStats) error {
+	f := fams["schedkit_latency_seconds"]
+	if f == nil || f.GetType() != dto.MetricType_HISTOGRAM || len(f.Metric) != 1 {
+		return fmt.Errorf("schedkit_latency_seconds: want one histogram")
+	}
+	h := f.Metric[0].Histogram
+	if h.GetSampleCount() != l.Count || h.GetSampleSum() != l.Sum.Seconds() {
+		return fmt.Errorf("latency count, sum = %d, %v, want %d, %v", h.GetSampleCount(), h.GetSampleSum(), l.Count, l.Sum.Seconds())
+	}
+	if len(h.Bucket) != len(l.Buckets) {
+		return fmt.Errorf("latency: %d buckets, want %d", len(h.Bucket), len(l.Buckets))
+	}
+	var cum uint64
+	for i, b := range l.Buckets {
+		cum += b.Count
+		got := h.Bucket[i]
+		if got.GetUpperBound() != b.Upper.Seconds() || got.GetCumulativeCount() != cum {
+			return fmt.Errorf("latency bucket %d: le=%v %d, want le=%v %d", i, got.GetUpperBound(), got.GetCumulativeCount(), b.Upper.Seconds(), cum)
+		}
+	}
 	return nil
 }
 
@@ -125,18 +156,18 @@ schedkit_p_queue_length{p="2"} 12
 # HELP schedkit_local_queue_length Tasks in every P's local queue when scraped.
 # TYPE schedkit_local_queue_length gauge
 schedkit_local_queue_length 33
-# HELP schedkit_latency_p50_seconds Median submit-to-start latency (its histogram bucket's upper bound, within 25% above).
-# TYPE schedkit_latency_p50_seconds gauge
-schedkit_latency_p50_seconds 1e-06
-# HELP schedkit_latency_p99_seconds 99th percentile submit-to-start latency (its histogram bucket's upper bound, within 25% above).
-# TYPE schedkit_latency_p99_seconds gauge
-schedkit_latency_p99_seconds 0.001
+# HELP schedkit_latency_seconds Submit-to-start latency of tasks submitted from outside (bounds within 25% above their latencies).
+# TYPE schedkit_latency_seconds histogram
+schedkit_latency_seconds_bucket{le="1.023e-06"} 10
+schedkit_latency_seconds_bucket{le="1.535e-06"} 30
+schedkit_latency_seconds_bucket{le="0.001048575"} 41
+schedkit_latency_seconds_bucket{le="1.073741823"} 42
+schedkit_latency_seconds_bucket{le="+Inf"} 42
+schedkit_latency_seconds_sum 2.5
+schedkit_latency_seconds_count 42
 # HELP schedkit_latency_max_seconds Largest submit-to-start latency recorded.
 # TYPE schedkit_latency_max_seconds gauge
 schedkit_latency_max_seconds 1
-# HELP schedkit_latency_samples_total Tasks submitted from outside whose submit-to-start latency was recorded.
-# TYPE schedkit_latency_samples_total counter
-schedkit_latency_samples_total 42
 # HELP schedkit_dropped_tasks_total Tasks dropped at a Shutdown deadline.
 # TYPE schedkit_dropped_tasks_total counter
 schedkit_dropped_tasks_total 3
@@ -155,10 +186,10 @@ schedkit_idle_procs 2
 `
 	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want),
 		"schedkit_global_queue_length", "schedkit_p_queue_length", "schedkit_local_queue_length",
-		"schedkit_latency_p50_seconds", "schedkit_latency_p99_seconds", "schedkit_latency_max_seconds", "schedkit_latency_samples_total",
+		"schedkit_latency_seconds", "schedkit_latency_max_seconds",
 		"schedkit_dropped_tasks_total", "schedkit_procs", "schedkit_workers", "schedkit_spinning_workers", "schedkit_idle_procs"))
-	assert.Equal(t, len(counters)*(3+1)+3+11, testutil.CollectAndCount(c),
-		"each counter per P (3) and in total, the queue length per P (3), eleven more")
+	assert.Equal(t, len(counters)*(3+1)+3+9, testutil.CollectAndCount(c),
+		"each counter per P (3) and in total, the queue length per P (3), nine more (the histogram is one)")
 }
 
 // dropP is a broken collector: it loses one P's series.
@@ -192,6 +223,55 @@ func TestScrapeCheckCatchesBrokenCollector(t *testing.T) {
 	stale := fakeStats(3)
 	stale.Total.Tasks++
 	assert.Error(t, checkScrape(newCollector(func() executor.Stats { return s }, counters), stale), "totals of another snapshot")
+
+	// Broken latency histograms: each must fail the check.
+	broken := map[string]func(executor.LatencyStats) (uint64, float64, map[float64]uint64){
+		"per-bucket counts": func(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
+			m := map[float64]uint64{}
+			for _, b := range l.Buckets {
+				m[b.Upper.Seconds()] = b.Count
+			}
+			return l.Count, l.Sum.Seconds(), m
+		},
+		"bounds in nanoseconds": func(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
+			n, sum, m := latencyHistogram(l)
+			ns := map[float64]uint64{}
+			for le, c := range m {
+				ns[le*1e9] = c
+			}
+			return n, sum, ns
+		},
+		"a lost bucket": func(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
+			n, sum, m := latencyHistogram(l)
+			delete(m, l.Buckets[1].Upper.Seconds())
+			return n, sum, m
+		},
+		"sum in nanoseconds": func(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
+			n, _, m := latencyHistogram(l)
+			return n, float64(l.Sum), m
+		},
+	}
+	for name, h := range broken {
+		c := newCollector(func() executor.Stats { return s }, counters)
+		c.histogram = h
+		assert.Error(t, checkScrape(c, s), name)
+	}
+}
+
+// No latency recorded yet: the histogram is empty, with only +Inf.
+func TestLatencyHistogram(t *testing.T) {
+	s := fakeStats(1)
+	s.Latency = executor.LatencyStats{}
+	c := newCollector(func() executor.Stats { return s }, counters)
+	require.NoError(t, checkScrape(c, s))
+	const want = `
+# HELP schedkit_latency_seconds Submit-to-start latency of tasks submitted from outside (bounds within 25% above their latencies).
+# TYPE schedkit_latency_seconds histogram
+schedkit_latency_seconds_bucket{le="+Inf"} 0
+schedkit_latency_seconds_sum 0
+schedkit_latency_seconds_count 0
+`
+	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want), "schedkit_latency_seconds"))
 }
 
 // A known workload: 100 tasks submitted from outside, each spawning two
@@ -215,9 +295,6 @@ func TestKnownWorkload(t *testing.T) {
 # HELP schedkit_tasks_total Tasks started. All Ps.
 # TYPE schedkit_tasks_total counter
 schedkit_tasks_total 300
-# HELP schedkit_latency_samples_total Tasks submitted from outside whose submit-to-start latency was recorded.
-# TYPE schedkit_latency_samples_total counter
-schedkit_latency_samples_total 100
 # HELP schedkit_procs Ps of the executor.
 # TYPE schedkit_procs gauge
 schedkit_procs 2
@@ -228,8 +305,10 @@ schedkit_global_queue_length 0
 # TYPE schedkit_local_queue_length gauge
 schedkit_local_queue_length 0
 `
+	assert.Equal(t, uint64(100), s.Latency.Count, "one latency per outside task")
+	assert.NotEmpty(t, s.Latency.Buckets)
 	assert.NoError(t, testutil.CollectAndCompare(c, strings.NewReader(want), "schedkit_tasks_total",
-		"schedkit_latency_samples_total", "schedkit_procs", "schedkit_global_queue_length", "schedkit_local_queue_length"))
+		"schedkit_procs", "schedkit_global_queue_length", "schedkit_local_queue_length"))
 	assert.Equal(t, 2, testutil.CollectAndCount(c, "schedkit_p_tasks_total"), "one series per P")
 }
 
