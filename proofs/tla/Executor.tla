@@ -47,7 +47,16 @@ CONSTANTS
 \*                       queue
 \*   NoRecheck           (the spec only; spinning's DropWithoutRecheck in the
 \*                       composition) DropSpinning parks without re-checking
-Mutants == {"none", "SysmonOff", "WaitBlocksP", "RecheckMissesLocal", "NoRecheck"}
+\* and, in the spec only, one per invariant, each breaking it:
+\*   BatchDropsRest      a global batch runs its first task and drops the rest
+\*   StealCopies         a steal from a ring leaves the stolen tasks there
+\*   ResumeKeepsP        resume hands the P to the waiting M and keeps it too
+\*   AcquireKeepsIdle    AcquireP takes an idle P and leaves it in the idle set
+\*   ReleaseLosesP       ReleaseP puts the P in no idle set
+\*   ParkOffList         StopM parks the M without putting it on the idle list
+Mutants == {"none", "SysmonOff", "WaitBlocksP", "RecheckMissesLocal", "NoRecheck",
+            "BatchDropsRest", "StealCopies", "ResumeKeepsP", "AcquireKeepsIdle",
+            "ReleaseLosesP", "ParkOffList"}
 
 ASSUME /\ IsFiniteSet(Ms) /\ Ms # {}
        /\ Procs \in Nat /\ Procs >= 1
@@ -104,7 +113,7 @@ VARIABLES
     tpc,      \* tpc[t]: task t's progress
     gn,       \* gn[f]: tasks of f's group started and not finished
     waiter,   \* waiter[f]: the M parked in f's Wait, or NoItem
-    nrun,     \* nrun[t]: times task t started running
+    nrun,     \* nrun[t]: times task t started running (capped at 2)
     done,     \* tasks that ended
     subm,     \* tasks of Outside submitted so far
     retaken   \* history: sysmon has retaken a P
@@ -185,7 +194,8 @@ StartM(s, p, sp) ==
 StopM(s, m) ==
     IF s.pend # <<>>
       THEN TakeP([s EXCEPT !.pend = Pop(@)], m, Top(s.pend)[1], Top(s.pend)[2])
-      ELSE [s EXCEPT !.midle = Append(@, m), !.pc[m] = "park"]
+      ELSE [s EXCEPT !.midle = IF Mutant = "ParkOffList" THEN @ ELSE Append(@, m),
+                     !.pc[m] = "park"]
 
 \* Wakep: with no M spinning, take an idle P and start a spinning M on it;
 \* with none idle, ask a releasing M to spin (needspinning).
@@ -224,7 +234,7 @@ WakeIfIdle(s) == IF s.pidle # {} /\ s.nm = 0 THEN Wakep(s) ELSE s
 AcquireP(s, m, nextpc) ==
     IF s.pidle # {}
       THEN LET p == MinOf(s.pidle)
-           IN [[s EXCEPT !.pidle = @ \ {p}] EXCEPT
+           IN [[s EXCEPT !.pidle = IF Mutant = "AcquireKeepsIdle" THEN @ ELSE @ \ {p}] EXCEPT
                  !.hold[m] = p, !.imask = @ \ {p}, !.pc[m] = nextpc]
       ELSE s
 
@@ -252,7 +262,8 @@ CanSteal(p) == RingVictims(p) # {} \/ SlotVictims(p) # {}
 
 ExecS(s, m, x, p) ==
     IF x \in Ms
-      THEN [s EXCEPT !.hold[x] = p, !.pc[x] = "wait", !.hold[m] = 0,
+      THEN [s EXCEPT !.hold[x] = p, !.pc[x] = "wait",
+                     !.hold[m] = IF Mutant = "ResumeKeepsP" THEN p ELSE 0,
                      !.pc[m] = IF stack[m] = <<>> THEN "exitp" ELSE "wait"]
       ELSE [s EXCEPT !.pc[m] = "run"]
 
@@ -260,7 +271,7 @@ ExecTask(m, x) ==
     IF x \in Ms
       THEN UNCHANGED <<stack, nrun>>
       ELSE /\ stack' = [stack EXCEPT ![m] = Append(@, x)]
-           /\ nrun' = [nrun EXCEPT ![x] = @ + 1]
+           /\ nrun' = [nrun EXCEPT ![x] = IF @ < 2 THEN @ + 1 ELSE 2]  \* capped
 
 UT == <<tpc, gn, waiter, done, subm, retaken>>
 
@@ -277,6 +288,16 @@ UT == <<tpc, gn, waiter, done, subm, retaken>>
 Take(s, m, x, p) == /\ Commit(ExecS(ResetSpinning(s, m), m, x, p))
                     /\ ExecTask(m, x)
 
+\* globalBatch (globrunqgetbatch): n = min(len, len/Procs + 1) tasks, the
+\* first to run, the rest to the P's empty ring.
+GlobalBatch(m, p) ==
+    LET n == Min2(Len(glob), Len(glob) \div Procs + 1)
+    IN /\ Take(Cur, m, Head(glob), p)
+       /\ ring' = [ring EXCEPT ![p] = IF Mutant = "BatchDropsRest" THEN <<>>
+                                      ELSE SubSeq(glob, 2, n)]
+       /\ glob' = SubSeq(glob, n + 1, Len(glob))
+       /\ UNCHANGED rnext
+
 \* The steal (stealing.Stealer.Steal, runqsteal): half of a victim's ring,
 \* rounded up (the first runs, the rest go to the thief's empty ring), or
 \* a victim's runnext task.
@@ -285,7 +306,8 @@ StealFrom(s, m, p, v, fromRing) ==
         x == IF fromRing THEN Head(ring[v]) ELSE rnext[v]
     IN /\ Take(s, m, x, p)
        /\ IF fromRing
-            THEN /\ ring' = [ring EXCEPT ![v] = SubSeq(@, n + 1, Len(@)),
+            THEN /\ ring' = [ring EXCEPT ![v] = IF Mutant = "StealCopies" THEN @
+                                                ELSE SubSeq(@, n + 1, Len(@)),
                                          ![p] = SubSeq(ring[v], 2, n)]
                  /\ UNCHANGED rnext
             ELSE /\ rnext' = [rnext EXCEPT ![v] = NoItem]
@@ -307,7 +329,7 @@ Steal(s, m, p) ==
 Release(s, m) ==
     LET p == hold[m]
         s1 == [s EXCEPT !.hold[m] = 0, !.imask = @ \cup {p}]
-        s2 == [s1 EXCEPT !.pidle = @ \cup {p}]
+        s2 == [s1 EXCEPT !.pidle = IF Mutant = "ReleaseLosesP" THEN @ ELSE @ \cup {p}]
         s3 == [s2 EXCEPT !.spin[m] = FALSE, !.nm = @ - 1]
     IN IF ~s.spin[m] /\ s.need
          THEN TakeP([s1 EXCEPT !.need = FALSE, !.nm = @ + 1], m, p, TRUE)
@@ -334,11 +356,7 @@ FindRunnable(m) ==
           /\ ring' = [ring EXCEPT ![p] = Tail(@)]
           /\ UNCHANGED <<glob, rnext>>
        \/ /\ LocalEmpty(p) /\ glob # <<>>
-          /\ LET n == Min2(Len(glob), Len(glob) \div Procs + 1) IN
-             /\ Take(Cur, m, Head(glob), p)
-             /\ ring' = [ring EXCEPT ![p] = SubSeq(glob, 2, n)]
-             /\ glob' = SubSeq(glob, n + 1, Len(glob))
-             /\ UNCHANGED rnext
+          /\ GlobalBatch(m, p)
        \/ /\ LocalEmpty(p) /\ glob = <<>>
           /\ IF spin[m] \/ 2 * nmspin < Procs - Cardinality(pidle)
                THEN LET s == [Cur EXCEPT !.spin[m] = TRUE,
@@ -460,12 +478,7 @@ WaitHelp(m) ==
                         /\ ring' = [ring EXCEPT ![p] = Tail(@)]
                         /\ UNCHANGED <<glob, rnext>>
                      \/ /\ LocalEmpty(p) /\ glob # <<>>
-                        /\ LET n == Min2(Len(glob), Len(glob) \div Procs + 1) IN
-                           /\ Commit(ExecS(Cur, m, Head(glob), p))
-                           /\ ExecTask(m, Head(glob))
-                           /\ ring' = [ring EXCEPT ![p] = SubSeq(glob, 2, n)]
-                           /\ glob' = SubSeq(glob, n + 1, Len(glob))
-                           /\ UNCHANGED rnext
+                        /\ GlobalBatch(m, p)
                      \/ /\ LocalEmpty(p) /\ glob = <<>>
                         /\ Steal(Cur, m, p)
     /\ UNCHANGED <<gn, waiter, done, subm, retaken>>
@@ -566,7 +579,7 @@ TypeOK ==
     /\ spin \in [Ms -> BOOLEAN] /\ stack \in [Ms -> Seq(Tasks)]
     /\ tpc \in [Tasks -> 0..N + 2] /\ gn \in [Tasks -> 0..N]
     /\ waiter \in [Tasks -> Ms \cup {NoItem}]
-    /\ nrun \in [Tasks -> Nat] /\ done \subseteq Tasks
+    /\ nrun \in [Tasks -> 0..2] /\ done \subseteq Tasks
     /\ subm \in 0..Len(Outside) /\ retaken \in BOOLEAN
 
 \* Made: submitted from outside, or spawned by its parent.
