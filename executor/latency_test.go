@@ -27,10 +27,11 @@ func summarizeOf(vals []int64, procs int) LatencyStats {
 }
 
 // checkLatency is the property LatencyStats' doc states, from the values
-// alone (not from bucket or upper): the buckets are non-empty and in
-// increasing order; at every Upper the cumulative count is the number of
-// values at most Upper (what a Prometheus histogram's le means); they sum to
-// Count; every value has a listed Upper within 1/histSub above it; Sum and
+// alone (not from bucket or upper): the buckets are non-empty, disjoint, in
+// increasing order and at most 1/histSub of their lower bound wide; each
+// holds the values in [Lower, Upper], and at every Upper the cumulative
+// count is the number of values at most Upper (what a Prometheus
+// histogram's le means); they sum to Count; every value has a listed Upper within 1/histSub above it; Sum and
 // Max are the values'. A negative value counts as 0.
 func checkLatency(ls LatencyStats, vals []int64) error {
 	vs := make([]int64, len(vals))
@@ -49,20 +50,26 @@ func checkLatency(ls LatencyStats, vals []int64) error {
 	var cum uint64
 	for i, b := range ls.Buckets {
 		if b.Count == 0 {
-			return fmt.Errorf("bucket %d (<= %d) is empty", i, b.Upper)
+			return fmt.Errorf("bucket %d [%d, %d] is empty", i, b.Lower, b.Upper)
 		}
-		if i > 0 && b.Upper <= ls.Buckets[i-1].Upper {
-			return fmt.Errorf("bucket %d (<= %d) is not above the one before it (<= %d)", i, b.Upper, ls.Buckets[i-1].Upper)
+		if b.Lower < 0 || b.Upper < b.Lower || b.Upper-b.Lower > b.Lower>>histSubBits {
+			return fmt.Errorf("bucket %d [%d, %d] is wider than 1/%d of its lower bound", i, b.Lower, b.Upper, histSub)
+		}
+		if i > 0 && b.Lower <= ls.Buckets[i-1].Upper {
+			return fmt.Errorf("bucket %d [%d, %d] is not above the one before it (<= %d)", i, b.Lower, b.Upper, ls.Buckets[i-1].Upper)
 		}
 		cum += b.Count
-		var le uint64
+		var in, le uint64
 		for _, v := range vs {
 			if time.Duration(v) <= b.Upper {
 				le++
+				if time.Duration(v) >= b.Lower {
+					in++
+				}
 			}
 		}
-		if cum != le {
-			return fmt.Errorf("cumulative count at <= %d is %d, want %d", b.Upper, cum, le)
+		if b.Count != in || cum != le {
+			return fmt.Errorf("bucket [%d, %d] holds %d (%d up to it), want %d (%d)", b.Lower, b.Upper, b.Count, cum, in, le)
 		}
 	}
 	if cum != ls.Count {
@@ -85,7 +92,8 @@ func checkLatency(ls LatencyStats, vals []int64) error {
 var knownLatencies = []int64{-5, 0, 1, 3, 3, 6, 1000, 1023, 1024, 1500, 1_000_000, 1<<40 + 5}
 
 var knownBuckets = []LatencyBucket{
-	{0, 2}, {1, 1}, {3, 2}, {6, 1}, {1023, 2}, {1279, 1}, {1535, 1}, {1048575, 1}, {1<<40 + 1<<38 - 1, 1},
+	{0, 0, 2}, {1, 1, 1}, {3, 3, 2}, {6, 6, 1}, {896, 1023, 2}, {1024, 1279, 1}, {1280, 1535, 1},
+	{917504, 1048575, 1}, {1 << 40, 1<<40 + 1<<38 - 1, 1},
 }
 
 func TestLatencyBucketsKnownValues(t *testing.T) {
@@ -120,12 +128,14 @@ func TestLatencyCheckCatchesBrokenSummarize(t *testing.T) {
 			ls.Buckets = slices.Delete(ls.Buckets, 5, 6)
 		},
 		"lower bound as Upper": func(ls *LatencyStats) { ls.Buckets[4].Upper = 896 },
+		"upper bound as Lower": func(ls *LatencyStats) { ls.Buckets[4].Lower = 1023 },
+		"one bound too wide":   func(ls *LatencyStats) { ls.Buckets[5].Upper, ls.Buckets[5].Lower = 1535, 1024 },
 		"no sum":               func(ls *LatencyStats) { ls.Sum = 0 },
 		"reversed": func(ls *LatencyStats) {
 			slices.Reverse(ls.Buckets)
 		},
 		"an empty bucket listed": func(ls *LatencyStats) {
-			ls.Buckets = slices.Insert(ls.Buckets, 4, LatencyBucket{Upper: 100})
+			ls.Buckets = slices.Insert(ls.Buckets, 4, LatencyBucket{Lower: 96, Upper: 111})
 		},
 	}
 	for name, breakIt := range broken {
@@ -151,10 +161,11 @@ func TestLatencyBucketsProperty(t *testing.T) {
 	})
 }
 
-// bucket and upper agree: upper(b) is in b and upper(b)+1 starts b+1, up to
-// the largest int64.
+// bucket, lower and upper agree: lower(b) and upper(b) are in b and
+// upper(b)+1 starts b+1, up to the largest int64.
 func TestLatencyBucketBounds(t *testing.T) {
 	for b := 0; upper(b) < math.MaxInt64; b++ {
+		require.Equal(t, b, bucket(lower(b)), "bucket %d", b)
 		require.Equal(t, b, bucket(upper(b)), "bucket %d", b)
 		require.Equal(t, b+1, bucket(upper(b)+1), "bucket %d", b)
 	}
@@ -180,8 +191,7 @@ func TestStatsLatencyBuckets(t *testing.T) {
 			require.Greater(t, b.Upper, ls.Buckets[i-1].Upper)
 		}
 		n += b.Count
-		lower := b.Upper - b.Upper>>histSubBits // at most the bucket's least value
-		lo += lower * time.Duration(b.Count)
+		lo += b.Lower * time.Duration(b.Count)
 		hi += b.Upper * time.Duration(b.Count)
 	}
 	assert.Equal(t, ls.Count, n, "the buckets hold every sample")

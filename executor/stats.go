@@ -170,10 +170,12 @@ type LatencyStats struct {
 }
 
 // LatencyBucket is one bucket of the latency histogram: Count latencies
-// were at most Upper and above the previous bucket's Upper (the previous
-// one of the fixed bounds, listed or not). Upper is within 25% above any
-// latency in the bucket (exact below 4ns).
+// were in [Lower, Upper]. The bounds are fixed (four buckets per power of
+// two, one per nanosecond below 8ns), so Upper is within 25% above any
+// latency in the bucket, and Lower-1 is the Upper of the bucket below,
+// listed or not.
 type LatencyBucket struct {
+	Lower time.Duration
 	Upper time.Duration
 	Count uint64
 }
@@ -246,6 +248,14 @@ func upper(b int) uint64 {
 	return lo + 1<<(exp-histSubBits) - 1
 }
 
+// lower returns the least value bucket b holds.
+func lower(b int) uint64 {
+	if b == 0 {
+		return 0
+	}
+	return upper(b-1) + 1
+}
+
 func (h *histogram) record(ns int64) {
 	if ns < 0 { // a clock step back: count it as no wait
 		ns = 0
@@ -280,7 +290,7 @@ func (a *latencyAcc) summarize() LatencyStats {
 	for b, c := range h {
 		if c != 0 {
 			ls.Count += c
-			ls.Buckets = append(ls.Buckets, LatencyBucket{Upper: time.Duration(upper(b)), Count: c})
+			ls.Buckets = append(ls.Buckets, LatencyBucket{Lower: time.Duration(lower(b)), Upper: time.Duration(upper(b)), Count: c})
 		}
 	}
 	n := ls.Count

@@ -22,11 +22,12 @@
 //
 // Scheduling latency (submit from outside to start) is the histogram
 // schedkit_latency_seconds: executor.LatencyStats' buckets as cumulative
-// counts per upper bound (le, in seconds), its sum and count. The bounds are
-// the executor's own fixed bucket bounds (four per power of two, each within
-// 25% above any latency in its bucket), listed once a latency has landed in
-// one: counts never shrink, so a bound once listed stays, and series only
-// appear. Quantiles come from the histogram, over any window and summed
+// counts per upper bound (le, in seconds), its sum and count (which replaces
+// a samples counter). The bounds are the executor's own fixed bucket bounds
+// (four per power of two, each within 25% above any latency in its bucket):
+// those of the buckets a latency has landed in, and of the bucket below
+// each, so that every bucket's interval is its own. Counts never shrink, so
+// a bound once listed stays, and series only appear. Quantiles come from the histogram, over any window and summed
 // over executors, so there are no quantile gauges:
 //
 //	histogram_quantile(0.99, rate(schedkit_latency_seconds_bucket[5m]))
@@ -42,10 +43,11 @@
 //	  totals equal Stats.Total, one series per P         (TestScrapeCheckCatchesBrokenCollector:
 //	                                                     the check catches a collector that drops a P
 //	                                                     or mislabels one)
-//	latency histogram: a cumulative count per bucket   prom_test.go TestScrapeMatchesStats, TestLatencyHistogram
-//	  bound in seconds, +Inf = _count = Stats' Count,    (TestScrapeCheckCatchesBrokenCollector: the check
-//	  _sum = Stats' Sum                                  catches per-bucket counts, bounds in nanoseconds,
-//	                                                     a lost bucket, a sum in nanoseconds)
+//	latency histogram: the cumulative count at each    prom_test.go TestScrapeMatchesStats, TestLatencyHistogram
+//	  bucket's upper bound and at the one below it, in   (TestScrapeCheckCatchesBrokenCollector: the check
+//	  seconds, no other bounds; +Inf = _count = Stats'   catches per-bucket counts, bounds in nanoseconds,
+//	  Count, _sum = Stats' Sum                           a lost bucket, no bound below a bucket, a sum
+//	                                                     in nanoseconds)
 //	after a known workload: tasks_total = tasks run,   prom_test.go TestKnownWorkload
 //	  one latency sample per outside task
 //	the output passes promlint and registers cleanly   prom_test.go TestLint
@@ -182,13 +184,19 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	gauge(c.latMax, s.Latency.Max.Seconds())
 }
 
-// latencyHistogram gives the histogram's count, sum and cumulative count at
-// each listed bucket's upper bound, in seconds. Count is the buckets' total
+// latencyHistogram gives the histogram's count, sum and cumulative counts,
+// in seconds: at each listed bucket's Upper, and at Lower-1 (the bucket
+// below's Upper) where that bucket is not listed, so that (le before, le]
+// is the bucket itself and histogram_quantile interpolates within it, not
+// across the empty buckets below. Count is the buckets' total
 // (LatencyStats guarantees it), so +Inf agrees with the last bound.
 func latencyHistogram(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
-	buckets := make(map[float64]uint64, len(l.Buckets))
+	buckets := make(map[float64]uint64, 2*len(l.Buckets))
 	var cum uint64
-	for _, b := range l.Buckets {
+	for i, b := range l.Buckets {
+		if b.Lower > 0 && (i == 0 || l.Buckets[i-1].Upper < b.Lower-1) {
+			buckets[(b.Lower - 1).Seconds()] = cum
+		}
 		cum += b.Count
 		buckets[b.Upper.Seconds()] = cum
 	}

@@ -3,6 +3,7 @@ package prom
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -39,10 +40,12 @@ func fakeStats(procs int) executor.Stats {
 	return s
 }
 
-// fakeLatency has the executor's real bucket bounds (1023 ns, 1535 ns,
-// 2^20-1 ns, 2^30-1 ns) and counts that differ from their cumulative sums.
+// fakeLatency has the executor's real bucket bounds ([896, 1023],
+// [1280, 1535], [7*2^17, 2^20-1], [7*2^27, 2^30-1] nanoseconds), none next
+// to another, and counts that differ from their cumulative sums.
 var fakeLatency = executor.LatencyStats{Count: 42, P50: 1535, P99: 1048575, Max: time.Second, Sum: 2500 * time.Millisecond,
-	Buckets: []executor.LatencyBucket{{Upper: 1023, Count: 10}, {Upper: 1535, Count: 20}, {Upper: 1<<20 - 1, Count: 11}, {Upper: 1<<30 - 1, Count: 1}}}
+	Buckets: []executor.LatencyBucket{{Lower: 896, Upper: 1023, Count: 10}, {Lower: 1280, Upper: 1535, Count: 20},
+		{Lower: 7 << 17, Upper: 1<<20 - 1, Count: 11}, {Lower: 7 << 27, Upper: 1<<30 - 1, Count: 1}}}
 
 // sum adds two ProcStats field by field through the counters table plus
 // QueueLen (the executor's own add is not exported).
@@ -113,9 +116,10 @@ func checkScrape(c prometheus.Collector, s executor.Stats) error {
 	return checkLatency(fams, s.Latency)
 }
 
-// checkLatency is the histogram's property: one bucket per listed bound, at
-// the bound's upper value in seconds, holding the count of every bucket up
-// to it; the count and sum (in seconds) are Stats'.
+// checkLatency is the histogram's property: for each of Stats' buckets, a
+// bound at its Upper in seconds holding the count of every bucket up to it,
+// and one at Lower-1 holding the count below it (unless Lower is 0); no
+// other bounds; the count and sum (in seconds) are Stats'.
 func checkLatency(fams map[string]*dto.MetricFamily, l executor.LatencyStats) error {
 	f := fams["schedkit_latency_seconds"]
 	if f == nil || f.GetType() != dto.MetricType_HISTOGRAM || len(f.Metric) != 1 {
@@ -125,16 +129,21 @@ func checkLatency(fams map[string]*dto.MetricFamily, l executor.LatencyStats) er
 	if h.GetSampleCount() != l.Count || h.GetSampleSum() != l.Sum.Seconds() {
 		return fmt.Errorf("latency count, sum = %d, %v, want %d, %v", h.GetSampleCount(), h.GetSampleSum(), l.Count, l.Sum.Seconds())
 	}
-	if len(h.Bucket) != len(l.Buckets) {
-		return fmt.Errorf("latency: %d buckets, want %d", len(h.Bucket), len(l.Buckets))
+	got := map[float64]uint64{}
+	for _, b := range h.Bucket {
+		got[b.GetUpperBound()] = b.GetCumulativeCount()
 	}
+	want := map[float64]uint64{}
 	var cum uint64
-	for i, b := range l.Buckets {
-		cum += b.Count
-		got := h.Bucket[i]
-		if got.GetUpperBound() != b.Upper.Seconds() || got.GetCumulativeCount() != cum {
-			return fmt.Errorf("latency bucket %d: le=%v %d, want le=%v %d", i, got.GetUpperBound(), got.GetCumulativeCount(), b.Upper.Seconds(), cum)
+	for _, b := range l.Buckets {
+		if b.Lower > 0 {
+			want[(b.Lower - time.Nanosecond).Seconds()] = cum
 		}
+		cum += b.Count
+		want[b.Upper.Seconds()] = cum
+	}
+	if len(got) != len(h.Bucket) || !maps.Equal(got, want) {
+		return fmt.Errorf("latency buckets (le: cumulative count) %v, want %v", got, want)
 	}
 	return nil
 }
@@ -158,9 +167,13 @@ schedkit_p_queue_length{p="2"} 12
 schedkit_local_queue_length 33
 # HELP schedkit_latency_seconds Submit-to-start latency of tasks submitted from outside (bounds within 25% above their latencies).
 # TYPE schedkit_latency_seconds histogram
+schedkit_latency_seconds_bucket{le="8.95e-07"} 0
 schedkit_latency_seconds_bucket{le="1.023e-06"} 10
+schedkit_latency_seconds_bucket{le="1.279e-06"} 10
 schedkit_latency_seconds_bucket{le="1.535e-06"} 30
+schedkit_latency_seconds_bucket{le="0.000917503"} 30
 schedkit_latency_seconds_bucket{le="0.001048575"} 41
+schedkit_latency_seconds_bucket{le="0.939524095"} 41
 schedkit_latency_seconds_bucket{le="1.073741823"} 42
 schedkit_latency_seconds_bucket{le="+Inf"} 42
 schedkit_latency_seconds_sum 2.5
@@ -227,11 +240,11 @@ func TestScrapeCheckCatchesBrokenCollector(t *testing.T) {
 	// Broken latency histograms: each must fail the check.
 	broken := map[string]func(executor.LatencyStats) (uint64, float64, map[float64]uint64){
 		"per-bucket counts": func(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
-			m := map[float64]uint64{}
+			n, sum, m := latencyHistogram(l)
 			for _, b := range l.Buckets {
 				m[b.Upper.Seconds()] = b.Count
 			}
-			return l.Count, l.Sum.Seconds(), m
+			return n, sum, m
 		},
 		"bounds in nanoseconds": func(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
 			n, sum, m := latencyHistogram(l)
@@ -245,6 +258,15 @@ func TestScrapeCheckCatchesBrokenCollector(t *testing.T) {
 			n, sum, m := latencyHistogram(l)
 			delete(m, l.Buckets[1].Upper.Seconds())
 			return n, sum, m
+		},
+		"no bound below a bucket": func(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
+			m := map[float64]uint64{}
+			var cum uint64
+			for _, b := range l.Buckets {
+				cum += b.Count
+				m[b.Upper.Seconds()] = cum
+			}
+			return l.Count, l.Sum.Seconds(), m
 		},
 		"sum in nanoseconds": func(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
 			n, _, m := latencyHistogram(l)
