@@ -336,8 +336,10 @@ Release(s, m) ==
        ELSE IF ~s.spin[m]
          THEN StopM(s2, m)
        ELSE IF Mutant # "NoRecheck" /\ Work
-         THEN LET q == MinOf(s3.pidle)        \* p at least is idle
-              IN TakeP([s3 EXCEPT !.pidle = @ \ {q}, !.nm = @ + 1], m, q, TRUE)
+         THEN IF s3.pidle # {}                 \* p at least, but for ReleaseLosesP
+                THEN LET q == MinOf(s3.pidle)
+                     IN TakeP([s3 EXCEPT !.pidle = @ \ {q}, !.nm = @ + 1], m, q, TRUE)
+                ELSE StopM([s3 EXCEPT !.need = TRUE], m)
        ELSE StopM(s3, m)
 
 FindRunnable(m) ==
