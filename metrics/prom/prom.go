@@ -48,6 +48,8 @@
 //	  seconds, no other bounds; +Inf = _count = Stats'   catches per-bucket counts, bounds in nanoseconds,
 //	  Count, _sum = Stats' Sum                           a lost bucket, no bound below a bucket, a sum
 //	                                                     in nanoseconds)
+//	histogram_quantile lies in the bucket of the       prom_test.go TestLatencyQuantilesWithinBucket
+//	  sample of its rank (within 25%)                      (it fails without the bounds below buckets)
 //	after a known workload: tasks_total = tasks run,   prom_test.go TestKnownWorkload
 //	  one latency sample per outside task
 //	the output passes promlint and registers cleanly   prom_test.go TestLint

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -259,15 +260,7 @@ func TestScrapeCheckCatchesBrokenCollector(t *testing.T) {
 			delete(m, l.Buckets[1].Upper.Seconds())
 			return n, sum, m
 		},
-		"no bound below a bucket": func(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
-			m := map[float64]uint64{}
-			var cum uint64
-			for _, b := range l.Buckets {
-				cum += b.Count
-				m[b.Upper.Seconds()] = cum
-			}
-			return l.Count, l.Sum.Seconds(), m
-		},
+		"no bound below a bucket": upperBoundsOnly,
 		"sum in nanoseconds": func(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
 			n, _, m := latencyHistogram(l)
 			return n, float64(l.Sum), m
@@ -278,6 +271,69 @@ func TestScrapeCheckCatchesBrokenCollector(t *testing.T) {
 		c.histogram = h
 		assert.Error(t, checkScrape(c, s), name)
 	}
+}
+
+// upperBoundsOnly is a broken histogram: the listed buckets' upper bounds
+// alone, so histogram_quantile interpolates across empty buckets.
+func upperBoundsOnly(l executor.LatencyStats) (uint64, float64, map[float64]uint64) {
+	m := map[float64]uint64{}
+	var cum uint64
+	for _, b := range l.Buckets {
+		cum += b.Count
+		m[b.Upper.Seconds()] = cum
+	}
+	return l.Count, l.Sum.Seconds(), m
+}
+
+// histogramQuantile is PromQL's histogram_quantile on one scraped
+// histogram: the bucket where rank q*count falls, interpolated linearly
+// from the bound before it.
+func histogramQuantile(q float64, h *dto.Histogram) float64 {
+	rank := q * float64(h.GetSampleCount())
+	var prevLe float64
+	var prevCum uint64
+	for _, b := range h.Bucket {
+		if float64(b.GetCumulativeCount()) >= rank {
+			in := float64(b.GetCumulativeCount() - prevCum)
+			return prevLe + (b.GetUpperBound()-prevLe)*(rank-float64(prevCum))/in
+		}
+		prevLe, prevCum = b.GetUpperBound(), b.GetCumulativeCount()
+	}
+	return prevLe
+}
+
+// checkQuantiles is the package doc's claim: histogram_quantile of the
+// scraped histogram lies in the Stats bucket of the sample of that rank,
+// read as PromQL reads it: (Lower-1ns, Upper], a continuous interval,
+// give or take float rounding (a billionth of Upper, far below 1ns).
+func checkQuantiles(c prometheus.Collector, l executor.LatencyStats) error {
+	fams, err := scrape(c)
+	if err != nil {
+		return err
+	}
+	h := fams["schedkit_latency_seconds"].Metric[0].Histogram
+	for q := 0.01; q < 1; q += 0.01 {
+		rank := uint64(math.Ceil(q * float64(l.Count)))
+		var cum uint64
+		for _, b := range l.Buckets {
+			if cum += b.Count; cum >= rank {
+				below, eps := (b.Lower - time.Nanosecond).Seconds(), b.Upper.Seconds()*1e-9
+				if got := histogramQuantile(q, h); got < below-eps || got > b.Upper.Seconds()+eps {
+					return fmt.Errorf("histogram_quantile(%.2f) = %v, outside [%v, %v]", q, got, below, b.Upper.Seconds())
+				}
+				break
+			}
+		}
+	}
+	return nil
+}
+
+func TestLatencyQuantilesWithinBucket(t *testing.T) {
+	s := fakeStats(1)
+	c := newCollector(func() executor.Stats { return s }, counters)
+	require.NoError(t, checkQuantiles(c, s.Latency))
+	c.histogram = upperBoundsOnly
+	assert.Error(t, checkQuantiles(c, s.Latency), "interpolated across the empty buckets below")
 }
 
 // No latency recorded yet: the histogram is empty, with only +Inf.
@@ -313,6 +369,7 @@ func TestKnownWorkload(t *testing.T) {
 	require.NoError(t, e.Close())
 	s := e.Stats()
 	require.NoError(t, checkScrape(c, s))
+	require.NoError(t, checkQuantiles(c, s.Latency))
 	const want = `
 # HELP schedkit_tasks_total Tasks started. All Ps.
 # TYPE schedkit_tasks_total counter
