@@ -7,7 +7,8 @@
 // The variable is an expvar.Func: Stats is read when the variable is
 // read, never in between. Its JSON is executor.Stats as encoding/json writes
 // it (durations in nanoseconds): {"Procs":[{"Tasks":...},...],"Total":{...},
-// "GlobalLen":0,"Ms":2,...,"Latency":{"Count":..,"P50":..,"P99":..,"Max":..}}.
+// "GlobalLen":0,"Ms":2,...,"Latency":{"Count":..,"P50":..,"P99":..,"Max":..,"Sum":..,
+// "Buckets":[{"Lower":..,"Upper":..,"Count":..},...]}} (durations in nanoseconds).
 //
 // # Properties -> tests
 //
