@@ -8,7 +8,7 @@
 // read, never in between. Its JSON is executor.Stats as encoding/json writes
 // it (durations in nanoseconds): {"Procs":[{"Tasks":...},...],"Total":{...},
 // "GlobalLen":0,"Ms":2,...,"Latency":{"Count":..,"P50":..,"P99":..,"Max":..,"Sum":..,
-// "Buckets":[{"Lower":..,"Upper":..,"Count":..},...]}} (durations in nanoseconds).
+// "Buckets":[{"Lower":..,"Upper":..,"Count":..},...]}}.
 //
 // # Properties -> tests
 //
