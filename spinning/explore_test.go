@@ -155,7 +155,7 @@ var xScenarios = []xScenario{
 	// submitter must have given it back before setting needspinning, so
 	// that either M0's Wakep or M1's ReleaseP answers for the partner.
 	{name: "respin-vs-wakep", procs: 2, ms: []xM{xSpin, xNoSpin}, queued: []uint8{kindBlocker},
-		subs: [][]uint8{{kindPartner}}, opts: explore.Options{LongBound: 3}},
+		subs: [][]uint8{{kindPartner}}, opts: explore.Options{LongBound: 3}, longMax: 3_000_000},
 	// AcquireP without spinning against the drop's re-check: M2 comes back
 	// from a blocking call and may take the P that spinning M0 releases,
 	// and keep it (its task waits for the partner). M0's re-check then

@@ -17,7 +17,9 @@
 (* inside ResetSpinning, or by an M putting its task back). Every atomic   *)
 (* access that another process can race with is its own step: each load,  *)
 (* store, add or CAS of nmspinning, npidle or needspinning outside the     *)
-(* lock, each look at the queue, and each critical section under the lock. *)
+(* lock, each look at the queue, and each critical section under the lock *)
+(* (Wakep's, when it finds no idle P, is two: lock-free steps of other Ms  *)
+(* can fall between its two writes).                                      *)
 (*                                                                         *)
 (* A running task may run forever and a blocking call may never return:  *)
 (* Finish and Unblock have no fairness in Spec. That is what makes a       *)
@@ -37,7 +39,7 @@ CONSTANTS
     Ms,       \* the Ms (model values)
     Procs,    \* the number of Ps
     Subs,     \* the submitters (model values, not Ms)
-    NTasks,   \* tasks each submitter submits
+    NTasks,   \* tasks the submitters submit in all, shared out evenly
     NBlocks,  \* blocking calls the tasks make, in all
     Mutant    \* "none" is the real algorithm; any other name breaks one step
 
@@ -51,11 +53,14 @@ CONSTANTS
 \*   DropNoNeedSpinning     DropSpinning's re-check finds work and no idle P
 \*                          and does not set needspinning
 \*   HandoffNoNeedSpinning  HandoffP idles the P without reading needspinning
+\*   NeedBeforeDec          Wakep, finding no idle P, sets needspinning before
+\*                          it gives its count back (the runtime's order)
 \*   EndlessTasks           (the spec only) a task never ends: every P can be
 \*                          busy forever, which WorkConserving cannot see
 Mutants == {"none", "DropWithoutRecheck", "WakepBeforePublish",
             "NoWakeOnLastSpinner", "CountLeak", "NoNeedSpinning",
-            "DropNoNeedSpinning", "HandoffNoNeedSpinning", "EndlessTasks"}
+            "DropNoNeedSpinning", "HandoffNoNeedSpinning", "NeedBeforeDec",
+            "EndlessTasks"}
 
 ASSUME /\ Ms # {} /\ Subs # {} /\ Ms \cap Subs = {}
        /\ Procs \in Nat /\ Procs >= 1
@@ -67,7 +72,7 @@ ASSUME /\ Ms # {} /\ Subs # {} /\ Ms \cap Subs = {}
        /\ Mutant \in Mutants
 
 Actors == Ms \cup Subs
-NTotal == NTasks * Cardinality(Subs)
+NTotal == NTasks
 WBP == Mutant = "WakepBeforePublish"
 
 VARIABLES
@@ -132,7 +137,7 @@ TaskPCs == {"found", "reset", "run", "blocked", "acquire", "rqpub"} \cup Handoff
            \cup (IF WBP THEN {"rqwake"} ELSE {})
 \* The only places where an M may be spinning.
 SpinPCs == {"look", "steal", "found", "release", "drop", "spinclr", "dropclr"}
-WPCs == {"none", "cas", "getp", "startm"}
+WPCs == {"none", "cas", "getp", "need", "startm"}
 SPCs == {"publish", "wakep", "end"}
 
 Set(f, x, v) == [f EXCEPT ![x] = v]
@@ -140,13 +145,25 @@ Range(q) == {q[i] : i \in DOMAIN q}
 Top(q) == q[Len(q)]
 Pop(q) == SubSeq(q, 1, Len(q) - 1)
 
+\* The submitters in some fixed order, and the tasks each submits: NTasks
+\* shared out as evenly as possible, the first ones taking the remainder.
+SubOrder == CHOOSE q \in [1..Cardinality(Subs) -> Subs] : Range(q) = Subs
+Share == [s \in Subs |->
+            LET i == CHOOSE j \in 1..Cardinality(Subs) : SubOrder[j] = s
+            IN  NTasks \div Cardinality(Subs)
+                + (IF i <= NTasks % Cardinality(Subs) THEN 1 ELSE 0)]
+
 HasP(m) == pc[m] \in HoldPCs
 HasTask(m) == pc[m] \in TaskPCs
 
+\* No Wakep is inside its two-step critical section (WakepGetP, WakepNeed):
+\* every other step under the scheduler lock waits for this.
+LockFree == \A a \in Actors : wpc[a] # "need"
+
 Init ==
     /\ queue = 0 /\ done = 0 /\ submitted = 0
-    /\ left = [s \in Subs |-> NTasks]
-    /\ spc = [s \in Subs |-> IF WBP THEN "wakep" ELSE "publish"]
+    /\ left = Share
+    /\ spc = [s \in Subs |-> IF Share[s] = 0 THEN "end" ELSE IF WBP THEN "wakep" ELSE "publish"]
     /\ nmspinning = 0 /\ npidle = Procs /\ needspinning = FALSE
     /\ pending = <<>>
     /\ midle = CHOOSE q \in [1..Cardinality(Ms) -> Ms] : Range(q) = Ms
@@ -154,7 +171,7 @@ Init ==
     /\ spinning = [m \in Ms |-> FALSE]
     /\ seen = [m \in Ms |-> 0]
     /\ budget = NBlocks
-    /\ wpc = [a \in Actors |-> IF a \in Subs /\ WBP THEN "cas" ELSE "none"]
+    /\ wpc = [a \in Actors |-> IF a \in Subs /\ WBP /\ Share[a] > 0 THEN "cas" ELSE "none"]
 
 
 ---------------------------------------------------------------------------
@@ -195,29 +212,52 @@ WakepCAS(a) ==
     /\ UNCHANGED <<queue, done, submitted, left, npidle, needspinning,
                    pending, midle, spinning, seen, budget>>
 
+\* Under the lock: take an idle P; with none, the critical section goes on
+\* in two steps (WakepNeed), each a write that lock-free steps of other Ms
+\* (becomeSpinning's clear of needspinning, loads and CASes of nmspinning)
+\* may fall between: give the count back, then set needspinning (the Go
+\* code's order; NeedBeforeDec, the runtime's, is the other way round).
+\* While a Wakep is between the two ("need"), it holds the lock: no other
+\* critical section runs (LockFree).
 WakepGetP(a) ==
     /\ wpc[a] = "getp"
+    /\ LockFree
     /\ IF npidle > 0
          THEN /\ npidle' = npidle - 1
               /\ wpc' = Set(wpc, a, "startm")
-              /\ UNCHANGED <<nmspinning, needspinning, pc, spc>>
-         ELSE /\ needspinning' = TRUE            \* pidlegetSpinning
-              /\ nmspinning' = nmspinning - 1
-              /\ wpc' = Set(wpc, a, "none")
-              /\ pc' = ContPc(a) /\ spc' = ContSpc(a)
+              /\ UNCHANGED <<nmspinning, needspinning>>
+         ELSE /\ IF Mutant = "NeedBeforeDec"
+                   THEN /\ needspinning' = TRUE
+                        /\ UNCHANGED nmspinning
+                   ELSE /\ nmspinning' = nmspinning - 1
+                        /\ UNCHANGED needspinning
+              /\ wpc' = Set(wpc, a, "need")
               /\ UNCHANGED npidle
-    /\ UNCHANGED <<queue, done, submitted, left, pending, midle,
+    /\ UNCHANGED <<queue, done, submitted, left, pending, midle, pc, spc,
+                   spinning, seen, budget>>
+
+WakepNeed(a) ==
+    /\ wpc[a] = "need"
+    /\ IF Mutant = "NeedBeforeDec"
+         THEN /\ nmspinning' = nmspinning - 1
+              /\ UNCHANGED needspinning
+         ELSE /\ needspinning' = TRUE            \* pidlegetSpinning
+              /\ UNCHANGED nmspinning
+    /\ wpc' = Set(wpc, a, "none")
+    /\ pc' = ContPc(a) /\ spc' = ContSpc(a)
+    /\ UNCHANGED <<queue, done, submitted, left, npidle, pending, midle,
                    spinning, seen, budget>>
 
 StartM(a) ==
     /\ wpc[a] = "startm"
+    /\ LockFree
     /\ StartMWith(TRUE, ContPc(a))
     /\ spc' = ContSpc(a)
     /\ wpc' = Set(wpc, a, "none")
     /\ UNCHANGED <<queue, done, submitted, left, nmspinning, npidle,
                    needspinning, spinning, seen, budget>>
 
-Wakep(a) == WakepCAS(a) \/ WakepGetP(a) \/ StartM(a)
+Wakep(a) == WakepCAS(a) \/ WakepGetP(a) \/ WakepNeed(a) \/ StartM(a)
 
 ---------------------------------------------------------------------------
 (* Submit(s): publish, then Wakep (WakepBeforePublish: the other way).     *)
@@ -250,6 +290,7 @@ Go(m, v) == pc' = Set(pc, m, v)
 \* once StartM woke it, resume with the P it was handed.
 StopMPark(m) ==
     /\ pc[m] = "stop"
+    /\ LockFree
     /\ IF pending # <<>>
          THEN /\ pending' = Pop(pending)
               /\ spinning' = Set(spinning, m, Top(pending))
@@ -371,6 +412,7 @@ Block(m) ==
 \* spinning M goes on to drop, a non-spinning one to StopM.
 ReleaseP(m) ==
     /\ pc[m] = "release"
+    /\ LockFree
     /\ IF ~spinning[m] /\ needspinning /\ Mutant # "NoNeedSpinning"
          THEN /\ spinning' = Set(spinning, m, TRUE)
               /\ nmspinning' = nmspinning + 1
@@ -402,6 +444,7 @@ DropRecheck(m) ==
 
 DropGetP(m) ==
     /\ pc[m] = "recheckp"
+    /\ LockFree
     /\ IF npidle > 0
          THEN /\ npidle' = npidle - 1
               /\ Go(m, "dropinc")
@@ -471,6 +514,7 @@ HandoffClear(m) ==
 
 HandoffLock(m) ==
     /\ pc[m] = "hlock"
+    /\ LockFree
     /\ IF needspinning /\ Mutant # "HandoffNoNeedSpinning"
          THEN /\ needspinning' = FALSE
               /\ nmspinning' = nmspinning + 1
@@ -483,6 +527,7 @@ HandoffLock(m) ==
 
 HandoffStartM(m) ==
     /\ pc[m] \in {"hstartn", "hstarts"}
+    /\ LockFree
     /\ StartMWith(pc[m] = "hstarts", Set(pc, m, "blocked"))
     /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
                    needspinning, spinning, seen, budget, wpc>>
@@ -504,6 +549,7 @@ Unblock(m) ==
 \* puts the task back with Submit (exitsyscallNoP's globrunqput) and parks.
 AcquireP(m) ==
     /\ pc[m] = "acquire"
+    /\ LockFree
     /\ IF npidle > 0
          THEN /\ npidle' = npidle - 1
               /\ Go(m, "run")
@@ -568,15 +614,19 @@ NSpinPending == Count({i \in DOMAIN pending : pending[i]})
 \* from 0), and nmspinning exceeds Procs by no more than these. The plain
 \* bound nmspinning <= Procs does not hold, here or in the runtime: see
 \* README.md (NMSpinningAtMostProcs).
+\* The Wakep places that hold the count of its CAS without a P: "need" too
+\* when the count is given back last (NeedBeforeDec).
+WHold == IF Mutant = "NeedBeforeDec" THEN {"getp", "need"} ELSE {"getp"}
+
 Unbacked == Count({m \in Ms : spinning[m] /\ ~HasP(m)})
-            + Count({a \in Actors : wpc[a] = "getp"})
+            + Count({a \in Actors : wpc[a] \in WHold})
 
 SpinningBounds ==
     /\ 0 <= nmspinning
     /\ Count({m \in Ms : spinning[m] /\ HasP(m)})
          + Count({m \in Ms : pc[m] \in {"woken", "hclr", "hstarts"}}) + NSpinPending
          + Count({a \in Actors : wpc[a] = "startm"}) <= Procs
-    /\ Count({a \in Actors : wpc[a] = "getp"}) <= 1
+    /\ Count({a \in Actors : wpc[a] \in WHold}) <= 1
     /\ nmspinning <= Procs + Unbacked
 
 \* The bound as the runtime's comments suggest it; TLC refutes it (a one-off
@@ -591,7 +641,7 @@ SpinningCounted ==
     nmspinning = Count({m \in Ms : spinning[m]})
                  + Count({m \in Ms : pc[m] \in {"woken", "hclr", "hstarts"}})
                  + NSpinPending
-                 + Count({a \in Actors : wpc[a] \in {"getp", "startm"}})
+                 + Count({a \in Actors : wpc[a] \in WHold \cup {"startm"}})
 
 \* Every P is in exactly one place.
 PConservation ==
