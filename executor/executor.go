@@ -375,6 +375,9 @@ func (e *Executor) drainStopped() {
 			t.w.note.Wakeup()
 			continue
 		}
+		if !t.take() {
+			continue // run inline by its group's Wait
+		}
 		e.dropped.Add(1)
 		if t.g != nil {
 			t.g.finish(ErrAbandoned, nil)

@@ -30,6 +30,8 @@ type exploreCase struct {
 	slice  time.Duration
 	tasks  int
 	submit func(e *Executor, ran []atomicx.Int32)
+	// want is how many times each ran cell must count (1 if nil).
+	want []int32
 }
 
 func (c exploreCase) run() explore.Run {
@@ -74,8 +76,12 @@ func (c exploreCase) run() explore.Run {
 				return fmt.Errorf("%d goroutines were started during the run", late)
 			}
 			for i := range ran {
-				if n := ran[i].Load(); n != 1 {
-					return fmt.Errorf("task %d ran %d times", i, n)
+				want := int32(1)
+				if c.want != nil {
+					want = c.want[i]
+				}
+				if n := ran[i].Load(); n != want {
+					return fmt.Errorf("cell ran[%d] counted %d, want %d", i, n, want)
 				}
 			}
 			if n := e.global.Len(); n != 0 {
@@ -139,6 +145,56 @@ var exploreCases = []exploreCase{
 		// one and the Wait sleeps until that child's M readies it.
 		name: "group-wait", procs: 2, tasks: 3,
 		submit: groupWait,
+	},
+	{
+		// A Wait on the only P whose P's queue holds two tasks of its
+		// own task ahead of the group's children (ring: F1 F2 C1,
+		// runnext: C2): it must run C2 and C1, its own, and return
+		// before F1 or F2 runs (ran[4] counts a foreign task run inside
+		// the Wait, which must stay 0).
+		name: "wait-own-first", procs: 1, tasks: 6, want: []int32{1, 1, 1, 1, 0, 1},
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			_ = e.Go(func(t Task) {
+				var waiting atomicx.Int32
+				foreign := func(i int) func(Task) {
+					return func(Task) {
+						ran[i].Add(1)
+						if waiting.Load() != 0 {
+							ran[4].Add(1)
+						}
+					}
+				}
+				t.Go(foreign(0))
+				t.Go(foreign(1))
+				g, _ := t.NewGroup(bg)
+				g.Go(func(Task) error { ran[2].Add(1); return nil })
+				g.Go(func(Task) error { ran[3].Add(1); return nil })
+				waiting.Store(1)
+				if g.Wait() == nil {
+					ran[5].Add(1)
+				}
+				waiting.Store(0)
+			})
+		},
+	},
+	{
+		// A Wait's inline run of its own children races the other P's M
+		// stealing the same records (half the ring, or runnext after the
+		// delay): each child must run once, whoever claims it, and the
+		// records, reused for the children's own spawns, must not run
+		// again.
+		name: "wait-inline-vs-thief", procs: 2, tasks: 5,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			_ = e.Go(func(t Task) {
+				g, _ := t.NewGroup(bg)
+				g.Go(func(t Task) error { ran[0].Add(1); t.Go(count(ran, 3)); return nil })
+				g.Go(func(t Task) error { ran[1].Add(1); return nil })
+				g.Go(func(t Task) error { ran[2].Add(1); return nil })
+				if g.Wait() == nil {
+					ran[4].Add(1)
+				}
+			})
+		},
 	},
 }
 

@@ -3,3 +3,12 @@ package executor
 // ExploreAll runs the explorer scenarios of explore_test.go for the kill
 // matrix; applicable is false without -tags schedcheck.
 func ExploreAll() (applicable bool, err error) { return exploreAll() }
+
+// SetNestHook makes every Wait that runs a task inline report the nesting
+// depth of Waits on its M to f (nil: none). Call it only while no Executor
+// runs; it returns a function restoring the previous hook.
+func SetNestHook(f func(depth int)) (restore func()) {
+	old := nestHook
+	nestHook = f
+	return func() { nestHook = old }
+}

@@ -35,6 +35,11 @@ type Group struct {
 	waited  atomicx.Uint32
 	mu      atomicx.Mutex
 	waiters *waiter // guarded by mu
+
+	// kids is a stack of the group's children not yet taken off it by a
+	// Wait (pushed by CAS from any Go; a Wait takes the whole stack by
+	// Swap, so there is no ABA on pop).
+	kids atomicx.Pointer[task]
 }
 
 // waiter is one Wait asleep on a group: a task's worker (woken through its
@@ -80,6 +85,19 @@ func (g *Group) Go(f func(Task) error) {
 	}
 	if err := g.e.submit(&task{gfn: f, g: g}, nil); err != nil {
 		g.finish(err, nil)
+	}
+}
+
+// addKid makes t, not yet queued, a child the group's Wait may run inline.
+func (g *Group) addKid(t *task) {
+	t.shared = true
+	t.refs.Store(2) // the queue's and the kids list's
+	for {
+		h := g.kids.Load()
+		t.gnext = h
+		if g.kids.CompareAndSwap(h, t) {
+			return
+		}
 	}
 }
 
@@ -143,15 +161,23 @@ func (g *Group) block() {
 	wt.note.Sleep()
 }
 
-// helpWait is Wait for the task running on w: run queued tasks until the
-// group is done; with none to run, hand the P away and sleep until the
-// group's last task readies w, which then goes on with a P.
+// helpWait is Wait for the task running on w: run the group's own
+// children that have not started (the most recently spawned first, as
+// runnext would), then other queued tasks, until the group is done; with
+// none to run, hand the P away and sleep until the group's last task
+// readies w, which then goes on with a P. Own children first keeps the
+// nesting of Waits on an M near the depth of the task tree: another task
+// run meanwhile can be an ancestor's child, with a whole subtree under it.
 func (e *Executor) helpWait(w *worker, g *Group) {
 	if mutant == waitBlocksP {
 		g.block() // the seeded fault: hold the P and help nobody
 		return
 	}
+	var mine *task // kids taken off g.kids, not yet looked at
 	for g.n.Load() != 0 {
+		if mutant != helpOthersFirst && e.helpOwn(w, g, &mine) {
+			continue
+		}
 		if e.helpOnce(w) {
 			continue
 		}
@@ -160,12 +186,121 @@ func (e *Executor) helpWait(w *worker, g *Group) {
 		if g.n.Load() == 0 {
 			g.mu.Unlock()
 			e.reacquire(w)
-			return
+			break
 		}
 		w.wt.next = g.waiters
 		g.waiters = &w.wt
 		g.mu.Unlock()
 		e.park(w)
+	}
+	e.dropKids(w, g, mine)
+}
+
+// helpOwn runs one of g's children that nobody has claimed, inline. It
+// looks first at the head of its P's queue, where the child spawned last
+// (runnext) usually is, so that the child's record leaves the queue and is
+// recycled at once; records there that a Wait already ran are dropped on
+// the way, and a task of someone else's is put back, not run. Then it
+// takes the kids off g (mine, refilled from g.kids when empty): a kid run
+// from there leaves its record in the queue, claimed, to be dropped by
+// whoever dequeues it. It reports whether it ran one.
+func (e *Executor) helpOwn(w *worker, g *Group, mine **task) bool {
+	if *mine == nil && g.kids.Load() == nil {
+		return false
+	}
+	p := w.p.Load()
+	if p == nil || !e.claim(w, p, pSched) {
+		return false
+	}
+	for !e.gqOnly {
+		t, inherit := p.q.Get()
+		if t == nil {
+			break
+		}
+		if t.shared && t.claim.Load() != 0 {
+			e.release(p, t) // run inline by a Wait already
+			continue
+		}
+		if t.g != g || !t.claim.CompareAndSwap(0, 1) {
+			// Someone else's: back where it was (runnext), or at the
+			// ring's tail.
+			if inherit {
+				if spill := p.q.PutNext(t, p.spill[:0]); len(spill) != 0 {
+					e.overflow(w, p, spill)
+				}
+			} else if spill := p.q.Put(t, p.spill[:0]); len(spill) != 0 {
+				e.overflow(w, p, spill)
+			}
+			break
+		}
+		if inherit {
+			p.stats.runnext.Add(1)
+		} else {
+			p.stats.ringGets.Add(1)
+		}
+		p.stats.helped.Add(1)
+		e.executeNested(w, t, inherit)
+		if p := w.p.Load(); p != nil {
+			p.status.Store(own(w.id, pTask))
+		}
+		return true
+	}
+	if *mine == nil {
+		*mine = g.kids.Swap(nil)
+	}
+	for t := *mine; t != nil; t = *mine {
+		*mine = t.gnext
+		t.gnext = nil
+		if !t.claim.CompareAndSwap(0, 1) {
+			e.release(p, t) // run (or running) elsewhere
+			continue
+		}
+		p.stats.helped.Add(1)
+		e.executeNested(w, t, false)
+		if p := w.p.Load(); p != nil {
+			p.status.Store(own(w.id, pTask))
+		}
+		return true
+	}
+	p.status.Store(own(w.id, pTask))
+	return false
+}
+
+// nestHook, set only by tests before an executor starts, sees the
+// nesting depth of Waits on an M each time a Wait runs a task inline.
+var nestHook func(depth int)
+
+// executeNested is execute for a task a Wait runs inside its own.
+func (e *Executor) executeNested(w *worker, t *task, inherit bool) {
+	w.nest++
+	if nestHook != nil {
+		nestHook(w.nest)
+	}
+	e.execute(w, t, inherit)
+	w.nest--
+}
+
+// dropKids lets go of the kids list references a finished Wait still
+// holds: every kid has been claimed by then, by an M that dequeued it.
+func (e *Executor) dropKids(w *worker, g *Group, mine *task) {
+	rest := g.kids.Swap(nil)
+	if mine == nil && rest == nil {
+		return
+	}
+	var p *proc
+	if q := w.p.Load(); q != nil && e.claim(w, q, pSched) {
+		p = q
+	}
+	for _, l := range [2]*task{mine, rest} {
+		for t := l; t != nil; {
+			next := t.gnext
+			t.gnext = nil
+			e.release(p, t)
+			t = next
+		}
+	}
+	if p != nil {
+		p.status.Store(own(w.id, pTask))
 	}
 }
 
@@ -184,7 +319,7 @@ func (e *Executor) helpOnce(w *worker) bool {
 		return false
 	}
 	p.stats.helped.Add(1)
-	e.execute(w, t, inherit)
+	e.executeNested(w, t, inherit)
 	if p := w.p.Load(); p != nil {
 		p.status.Store(own(w.id, pTask))
 	}
@@ -194,25 +329,30 @@ func (e *Executor) helpOnce(w *worker) bool {
 // findHelp is findRunnable without spinning or parking.
 func (e *Executor) findHelp(w *worker, p *proc) (*task, bool) {
 	if e.gqOnly {
-		return e.global.Get(), false
+		return e.globalGet(p), false
 	}
-	if t, inherit := p.q.Get(); t != nil {
-		if inherit {
-			p.stats.runnext.Add(1)
-		} else {
-			p.stats.ringGets.Add(1)
+	for {
+		if t, inherit := e.localGet(p); t != nil {
+			return t, inherit
 		}
-		return t, inherit
+		if t := e.globalBatch(w, p); t != nil {
+			if !t.take() {
+				e.release(p, t)
+				continue
+			}
+			return t, false
+		}
+		if t := e.stealer.Steal(p.id, w.rng); t != nil {
+			n := p.q.Len() + 1
+			p.stats.steals.Add(1)
+			p.stats.stolen.Add(uint64(n))
+			e.event(EventSteal, p.id, w, n)
+			if !t.take() {
+				e.release(p, t)
+				continue
+			}
+			return t, false
+		}
+		return nil, false
 	}
-	if t := e.globalBatch(w, p); t != nil {
-		return t, false
-	}
-	if t := e.stealer.Steal(p.id, w.rng); t != nil {
-		n := p.q.Len() + 1
-		p.stats.steals.Add(1)
-		p.stats.stolen.Add(uint64(n))
-		e.event(EventSteal, p.id, w, n)
-		return t, false
-	}
-	return nil, false
 }

@@ -34,6 +34,8 @@ var killConfig = killmatrix.Config{
 		{Name: "hog", Deterministic: true, Run: bubbles(hogPlusQueued, pingPongPlusQueued)},
 		{Name: "forkjoin", Deterministic: true, Run: bubbles(forkJoin(1, 10), forkJoin(2, 10))},
 		{Name: "helps", Deterministic: true, Run: bubbles(waitHelps)},
+		{Name: "ownfirst", Deterministic: true, Run: bubbles(waitOwnFirst)},
+		{Name: "nesting", Deterministic: true, Run: bubbles(waitNesting(1, 12, nestSlack[1]))},
 		{Name: "lostwake", Deterministic: true, Run: bubbles(submitWhileSpinnerWaits(false), submitWhileSpinnerWaits(true))},
 		{Name: "lostwake2", Deterministic: true, Run: bubbles(submitFromTaskWhileSpinnerWaits(false), submitFromTaskWhileSpinnerWaits(true))},
 		{Name: "fairburst", Deterministic: true, Run: bubbles(fairnessBurst)},

@@ -33,6 +33,16 @@ const (
 	// without taking the P's status word, so a task whose P sysmon took
 	// puts its child in a queue that is no longer its own.
 	spawnIgnoresOwnership
+	// HelpOthersFirst: a Wait inside a task runs whatever its P's queue
+	// gives first (findHelp) instead of its own group's children, the
+	// order before issue 9's fix: a nested Wait runs an ancestor's other
+	// child, and the nesting of Waits on an M grows with the number of
+	// tasks rather than the depth of the tree.
+	helpOthersFirst
+	// TakeIgnoresClaim: an M that dequeues a group's child runs it without
+	// taking its claim word, so a child its Wait already ran inline (its
+	// record still queued) runs twice.
+	takeIgnoresClaim
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -45,4 +55,6 @@ var mutationNames = [...]string{
 	noRecordReuse:  "NoRecordReuse",
 
 	spawnIgnoresOwnership: "SpawnIgnoresOwnership",
+	helpOthersFirst:       "HelpOthersFirst",
+	takeIgnoresClaim:      "TakeIgnoresClaim",
 }

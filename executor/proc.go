@@ -136,6 +136,9 @@ type worker struct {
 	// goexit is set when a task called runtime.Goexit: the goroutine is
 	// ending and the M continues on a new one.
 	goexit bool
+
+	// nest counts the Waits on this M that are running a task inline.
+	nest int
 }
 
 // rand is the victim order's random source: xorshift64*, seeded per worker,

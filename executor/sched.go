@@ -98,26 +98,25 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 	for {
 		p := w.p.Load()
 		if e.gqOnly {
-			if t := e.global.Get(); t != nil {
+			if t := e.globalGet(p); t != nil {
 				p.stats.globalGets.Add(1)
 				return t, false
 			}
 		} else {
 			if mutant != noFairnessTick && globalq.FairnessTick(p.schedtick.Load()) {
-				if t := e.global.Get(); t != nil {
+				if t := e.globalGet(p); t != nil {
 					p.stats.globalGets.Add(1)
 					return t, false
 				}
 			}
-			if t, inherit := p.q.Get(); t != nil {
-				if inherit {
-					p.stats.runnext.Add(1)
-				} else {
-					p.stats.ringGets.Add(1)
-				}
+			if t, inherit := e.localGet(p); t != nil {
 				return t, inherit
 			}
 			if t := e.globalBatch(w, p); t != nil {
+				if !t.take() {
+					e.release(p, t)
+					continue // the rest of the batch is in the ring
+				}
 				return t, false
 			}
 		}
@@ -133,6 +132,10 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 					p.stats.steals.Add(1)
 					p.stats.stolen.Add(uint64(n))
 					e.event(EventSteal, p.id, w, n)
+					if !t.take() {
+						e.release(p, t)
+						continue // the rest of the steal is in the ring
+					}
 					return t, false
 				}
 			}
@@ -168,6 +171,39 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 		e.takeP(w)
 		e.ps[w.sm.Load().P()].stats.unparks.Add(1)
 		e.event(EventUnpark, w.sm.Load().P(), w, 0)
+	}
+}
+
+// localGet is the P's runnext, then its ring, skipping records a Wait
+// has run inline. Holder only (pSched).
+func (e *Executor) localGet(p *proc) (*task, bool) {
+	for {
+		t, inherit := p.q.Get()
+		if t == nil {
+			return nil, false
+		}
+		if !t.take() {
+			e.release(p, t)
+			continue
+		}
+		if inherit {
+			p.stats.runnext.Add(1)
+		} else {
+			p.stats.ringGets.Add(1)
+		}
+		return t, inherit
+	}
+}
+
+// globalGet is one task from the global queue, skipping records a Wait
+// has run inline.
+func (e *Executor) globalGet(p *proc) *task {
+	for {
+		t := e.global.Get()
+		if t == nil || t.take() {
+			return t
+		}
+		e.release(p, t)
 	}
 }
 
@@ -212,7 +248,7 @@ func (e *Executor) execute(w *worker, t *task, inherit bool) {
 		return
 	}
 	fn, gfn, g, at := t.fn, t.gfn, t.g, t.at
-	p.gfput(t)
+	e.release(p, t)
 	if !inherit {
 		p.schedtick.Add(1)
 	}

@@ -1,17 +1,52 @@
 package executor
 
-import "context"
+import (
+	"context"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+)
 
 // task is a queued unit of work: a func, a group's func, or a resume token
 // (w set) that hands a P to a task waiting for one. Records of finished
 // tasks are reused by their P (gfget, gfput).
+//
+// A group's child (shared set) is reachable twice: from the queue it was
+// put in and from its group's kids list, so that the group's Wait can run
+// it inline. Whoever wins the claim word runs it; a queue that hands out a
+// record already claimed skips it. refs counts the two references: the
+// record is recycled only when both are gone, so neither side can see it
+// reused under it.
 type task struct {
-	fn   func(Task)
-	gfn  func(Task) error
-	g    *Group
-	w    *worker // resume token: the worker whose task waits for a P
-	at   int64   // atomicx.Nanotime at an outside submit; 0 for a local spawn
-	next *task   // free list link
+	fn     func(Task)
+	gfn    func(Task) error
+	g      *Group
+	w      *worker // resume token: the worker whose task waits for a P
+	at     int64   // atomicx.Nanotime at an outside submit; 0 for a local spawn
+	next   *task   // free list link
+	gnext  *task   // kids list link (shared records)
+	shared bool    // also on its group's kids list: claim before running
+	claim  atomicx.Uint32
+	refs   atomicx.Int32
+}
+
+// take claims a record handed out by a queue: false if it is a group's
+// child that its Wait already ran inline, and then the caller drops it
+// (release). Only shared records cost an atomic.
+func (t *task) take() bool {
+	return !t.shared || mutant == takeIgnoresClaim || t.claim.CompareAndSwap(0, 1)
+}
+
+// release drops one reference to a record whose fields the caller has
+// read (or that it skipped): the last one recycles it on p, whose holder
+// the caller is (pSched), or leaves it to the garbage collector if p is
+// nil.
+func (e *Executor) release(p *proc, t *task) {
+	if t.shared && t.refs.Add(-1) != 0 {
+		return
+	}
+	if p != nil {
+		p.gfput(t)
+	}
 }
 
 // Task is a running task's handle on the executor, passed to its func. It
@@ -80,6 +115,9 @@ func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Grou
 		if mutant == spawnIgnoresOwnership || p.status.CompareAndSwap(me, own(w.id, pSpawn)) {
 			t := p.gfget()
 			t.fn, t.gfn, t.g = fn, gfn, g
+			if g != nil {
+				g.addKid(t)
+			}
 			if e.gqOnly {
 				e.global.Put(t)
 				p.status.Store(me)
@@ -96,7 +134,11 @@ func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Grou
 			return
 		}
 	}
-	e.global.Put(&task{fn: fn, gfn: gfn, g: g})
+	t := &task{fn: fn, gfn: gfn, g: g}
+	if g != nil {
+		g.addKid(t)
+	}
+	e.global.Put(t)
 	e.sched.Wakep()
 }
 
