@@ -115,11 +115,10 @@ VARIABLES
     waiter,   \* waiter[f]: the M parked in f's Wait, or NoItem
     nrun,     \* nrun[t]: times task t started running (capped at 2)
     done,     \* tasks that ended
-    subm,     \* tasks of Outside submitted so far
-    retaken   \* history: sysmon has retaken a P
+    subm      \* batches of Outside submitted so far
 
 vars == <<glob, rnext, ring, pidle, imask, nmspin, needspin, midle, pend,
-          pc, hold, spin, stack, tpc, gn, waiter, nrun, done, subm, retaken>>
+          pc, hold, spin, stack, tpc, gn, waiter, nrun, done, subm>>
 
 \* An M's places.
 MPCs == {"park",       \* on the idle M list (StopM), no P
@@ -162,7 +161,6 @@ Init ==
     /\ nrun = [t \in Tasks |-> 0]
     /\ done = {}
     /\ subm = 0
-    /\ retaken = FALSE
 
 ---------------------------------------------------------------------------
 (* The spinning state as one record, so that the Sched's operations        *)
@@ -273,7 +271,7 @@ ExecTask(m, x) ==
       ELSE /\ stack' = [stack EXCEPT ![m] = Append(@, x)]
            /\ nrun' = [nrun EXCEPT ![x] = IF @ < 2 THEN @ + 1 ELSE 2]  \* capped
 
-UT == <<tpc, gn, waiter, done, subm, retaken>>
+UT == <<tpc, gn, waiter, done, subm>>
 
 ---------------------------------------------------------------------------
 (* findRunnable, holding P p: the 1-in-61 global check (abstracted: any    *)
@@ -410,14 +408,13 @@ Spawn(m) ==
                   ELSE /\ glob' = Append(glob, k)
                        /\ Commit(Wakep(s))
                        /\ UNCHANGED <<rnext, ring>>
-    /\ UNCHANGED <<stack, waiter, nrun, done, subm, retaken>>
+    /\ UNCHANGED <<stack, waiter, nrun, done, subm>>
 
-\* Ready the M parked in a Wait (ready): its resume token goes to the
-\* runnext of the P of x, the M that ended the group's last task, with
-\* wakeIfIdle; with no P, to the global queue with Wakep.
 \* The task ends (the end of run: claim the P back, finish the group). The
-\* M goes on with the Wait its task was nested in, or looks for work (with
-\* its P) or for a P (exitP).
+\* group's last task readies the M parked in the group's Wait (ready): its
+\* resume token goes to this M's P's runnext with wakeIfIdle, or, with no
+\* P, to the global queue with Wakep. The M goes on with the Wait its task
+\* was nested in, or looks for work (with its P) or for a P (exitP).
 End(m) ==
     /\ LET t == Inner(m)
            f == Parent(t)
@@ -445,7 +442,7 @@ End(m) ==
              ELSE /\ glob' = Append(glob, w)
                   /\ Commit(Wakep(s))
                   /\ UNCHANGED <<rnext, ring>>
-    /\ UNCHANGED <<nrun, subm, retaken>>
+    /\ UNCHANGED <<nrun, subm>>
 
 ---------------------------------------------------------------------------
 (* Group.Wait inside a task (helpWait): while the group is not done, run   *)
@@ -483,7 +480,7 @@ WaitHelp(m) ==
                         /\ GlobalBatch(m, p)
                      \/ /\ LocalEmpty(p) /\ glob = <<>>
                         /\ Steal(Cur, m, p)
-    /\ UNCHANGED <<gn, waiter, done, subm, retaken>>
+    /\ UNCHANGED <<gn, waiter, done, subm>>
 
 \* giveUpP: the P, if this M still holds it, goes to HandoffP.
 WaitGiveUp(m) ==
@@ -508,7 +505,7 @@ WaitLock(m) ==
        ELSE /\ glob' = Append(glob, m)                \* waitP
             /\ Commit(Wakep([Cur EXCEPT !.pc[m] = "parked"]))
             /\ UNCHANGED waiter
-    /\ UNCHANGED <<rnext, ring, stack, nrun, tpc, gn, done, subm, retaken>>
+    /\ UNCHANGED <<rnext, ring, stack, nrun, tpc, gn, done, subm>>
 
 \* WaitBlocksP: the blocked Wait wakes when its group is done, and goes on
 \* with the P it kept (if sysmon has not taken it).
@@ -517,8 +514,7 @@ BlockWaitWake(m) ==
     /\ gn[Inner(m)] = 0
     /\ pc' = [pc EXCEPT ![m] = "wait"]
     /\ UNCHANGED <<glob, rnext, ring, pidle, imask, nmspin, needspin, midle,
-                   pend, hold, spin, stack, tpc, gn, waiter, nrun, done, subm,
-                   retaken>>
+                   pend, hold, spin, stack, tpc, gn, waiter, nrun, done, subm>>
 
 ---------------------------------------------------------------------------
 (* From outside: submit the next batch of Outside to the global queue and  *)
@@ -529,7 +525,7 @@ Submit ==
     /\ subm' = subm + 1
     /\ glob' = glob \o Outside[subm + 1]
     /\ Commit(Wakep(Cur))
-    /\ UNCHANGED <<rnext, ring, stack, tpc, gn, waiter, nrun, done, retaken>>
+    /\ UNCHANGED <<rnext, ring, stack, tpc, gn, waiter, nrun, done>>
 
 \* sysmon's retake and handoffp: P p's holder runs a task (pTask) and work
 \* waits for p (in its own queue, or in the global queue with no P idle):
@@ -540,7 +536,6 @@ Retake(p) ==
          /\ hold[m] = p /\ pc[m] \in TaskPCs
          /\ ~LocalEmpty(p) \/ (glob # <<>> /\ pidle = {})
          /\ Commit(HandoffP([Cur EXCEPT !.hold[m] = 0], p))
-    /\ retaken' = TRUE
     /\ UNCHANGED <<glob, rnext, ring, stack, tpc, gn, waiter, nrun, done, subm>>
 
 Sysmon == \E p \in Ps : Retake(p)
@@ -582,7 +577,7 @@ TypeOK ==
     /\ tpc \in [Tasks -> 0..N + 2] /\ gn \in [Tasks -> 0..N]
     /\ waiter \in [Tasks -> Ms \cup {NoItem}]
     /\ nrun \in [Tasks -> 0..2] /\ done \subseteq Tasks
-    /\ subm \in 0..Len(Outside) /\ retaken \in BOOLEAN
+    /\ subm \in 0..Len(Outside)
 
 \* Made: submitted from outside, or spawned by its parent.
 Made(t) ==
