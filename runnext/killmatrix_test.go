@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -42,6 +43,9 @@ var killConfig = killmatrix.Config{
 		{Name: "stress", Run: killByStress},
 		{Name: "linearize", Run: killByLinearize},
 	},
+	// The explorer's cell runs every short scenario on the real queue: about
+	// 10 s alone, several times that on a loaded 2-core machine.
+	Timeout: 3 * time.Minute,
 }
 
 // killByScenarios runs the fixed scenarios (scenarios_test.go), each aimed
