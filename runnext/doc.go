@@ -35,11 +35,11 @@
 // before the CAS that publishes it.
 //
 // The steal delay is the thief's to wait, as runqgrab's usleep(3) is: the
-// owner reads no clock, so a put and a take cost two atomic writes and a
-// CAS, as an lfq put and get do. A thief that finds a task notes its version
-// and its task, sleeps the delay (atomicx.Sleep) and looks again, at the
-// ring first; it takes the task only by a CAS from the version it waited
-// for. So a thief never takes a task that has not sat in the slot, the same
+// owner reads no clock, so a put and a take cost an atomic store and two
+// CASes, as many locked instructions as an lfq put and get. A thief that
+// finds a task notes its version and its task, sleeps the delay
+// (atomicx.Sleep) and looks again, at the ring first; it takes the task
+// only by a CAS from the version it waited for. So a thief never takes a task that has not sat in the slot, the same
 // occupancy throughout, for the whole delay as that thief observed it: from
 // its first look to its CAS. A task the owner took and put back (the same
 // pointer) is a new version and costs a new wait, and so does a task put
