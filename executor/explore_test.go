@@ -196,6 +196,26 @@ var exploreCases = []exploreCase{
 			})
 		},
 	},
+	{
+		// A group's context is made at its first Done while an M runs
+		// the group's failing task: whichever comes second (the error or
+		// the making) must cancel it, with the error as its cause.
+		name: "ctx-vs-error", procs: 1, tasks: 2,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			boom := errors.New("boom")
+			g, ctx := e.NewGroup(bg)
+			g.Go(func(Task) error { ran[0].Add(1); return boom })
+			done := ctx.Done()
+			_ = g.Wait()
+			select {
+			case <-done:
+				if errors.Is(context.Cause(ctx), boom) {
+					ran[1].Add(1)
+				}
+			default:
+			}
+		},
+	},
 }
 
 func groupWait(e *Executor, ran []atomicx.Int32) {

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"time"
 
 	"github.com/schedkit/schedkit/internal/atomicx"
 )
@@ -28,10 +29,10 @@ type Group struct {
 	e *Executor
 	t Task // the task that made the group; zero if made outside
 
-	n       atomicx.Int64 // tasks started and not finished
-	failed  atomicx.Uint32
-	err     error // the first error; written once (failed), read after n reaches 0
-	cancel  context.CancelCauseFunc
+	n       atomicx.Int64  // tasks started and not finished
+	failed  atomicx.Uint32 // 1 while the first error is recorded, 2 once err is
+	err     error          // the first error; written once (failed), read after n reaches 0
+	ctx     groupCtx       // the group's context, made lazily
 	waited  atomicx.Uint32
 	mu      atomicx.Mutex
 	waiters *waiter // guarded by mu
@@ -61,9 +62,76 @@ func newGroup(e *Executor, t Task, ctx context.Context) (*Group, context.Context
 	if ctx == nil {
 		panic("executor: NewGroup called with a nil context")
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	return &Group{e: e, t: t, cancel: cancel}, ctx
+	g := &Group{e: e, t: t}
+	g.ctx.g, g.ctx.parent = g, ctx
+	return g, &g.ctx
 }
+
+// groupCtx is a group's context. Most groups' contexts are never looked
+// at, so the cancellable context behind it (context.WithCancelCause of the
+// parent) is made only when Done or Value is first called; until then Err
+// answers from the group's state and the parent. Whichever of the maker,
+// the first error and Wait comes last cancels it: each publishes its own
+// step before it looks for the others'.
+type groupCtx struct {
+	g      *Group
+	parent context.Context
+	inner  atomicx.Pointer[cancelCtx]
+}
+
+type cancelCtx struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// get returns the cancellable context, making it on first use.
+func (c *groupCtx) get() *cancelCtx {
+	if cc := c.inner.Load(); cc != nil {
+		return cc
+	}
+	g := c.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if cc := c.inner.Load(); cc != nil {
+		return cc
+	}
+	ctx, cancel := context.WithCancelCause(c.parent)
+	cc := &cancelCtx{ctx: ctx, cancel: cancel}
+	c.inner.Store(cc)
+	if g.failed.Load() == 2 && mutant != lazyCtxMissesError {
+		cancel(g.err)
+	} else if g.waited.Load() != 0 {
+		cancel(nil)
+	}
+	return cc
+}
+
+// cancel cancels the context if it has been made (else get will).
+func (c *groupCtx) cancel(cause error) {
+	if cc := c.inner.Load(); cc != nil {
+		cc.cancel(cause)
+	}
+}
+
+func (c *groupCtx) Deadline() (time.Time, bool) { return c.parent.Deadline() }
+
+func (c *groupCtx) Done() <-chan struct{} { return c.get().ctx.Done() }
+
+func (c *groupCtx) Err() error {
+	if cc := c.inner.Load(); cc != nil {
+		return cc.ctx.Err()
+	}
+	if c.g.failed.Load() != 0 || c.g.waited.Load() != 0 {
+		return context.Canceled
+	}
+	return c.parent.Err()
+}
+
+// Value makes the context: context.Cause and the context package's
+// propagation find the cancellable context through it.
+func (c *groupCtx) Value(key any) any { return c.get().ctx.Value(key) }
+
+func (c *groupCtx) String() string { return "executor.Group context" }
 
 // Go starts f as a task of the group: on the P of the task that made the
 // group while that task runs (Task.Go), else through the global queue
@@ -107,7 +175,8 @@ func (g *Group) addKid(t *task) {
 func (g *Group) finish(err error, x *worker) {
 	if err != nil && g.failed.CompareAndSwap(0, 1) {
 		g.err = err
-		g.cancel(err)
+		g.failed.Store(2)
+		g.ctx.cancel(err)
 	}
 	if g.n.Add(-1) != 0 {
 		return
@@ -139,7 +208,7 @@ func (g *Group) Wait() error {
 		}
 	}
 	g.waited.Store(1)
-	g.cancel(nil)
+	g.ctx.cancel(nil)
 	if g.failed.Load() != 0 {
 		return g.err
 	}

@@ -36,6 +36,9 @@ var killConfig = killmatrix.Config{
 		{Name: "helps", Deterministic: true, Run: bubbles(waitHelps)},
 		{Name: "ownfirst", Deterministic: true, Run: bubbles(waitOwnFirst)},
 		{Name: "nesting", Deterministic: true, Run: bubbles(waitNesting(1, 12, nestSlack[1]))},
+		{Name: "groupctx", Deterministic: true, Run: func(t *testing.T) error {
+			return joinErr(ctxAskedAfterError(t), ctxDerivedAfterError(t))
+		}},
 		{Name: "lostwake", Deterministic: true, Run: bubbles(submitWhileSpinnerWaits(false), submitWhileSpinnerWaits(true))},
 		{Name: "lostwake2", Deterministic: true, Run: bubbles(submitFromTaskWhileSpinnerWaits(false), submitFromTaskWhileSpinnerWaits(true))},
 		{Name: "fairburst", Deterministic: true, Run: bubbles(fairnessBurst)},

@@ -43,6 +43,9 @@ const (
 	// taking its claim word, so a child its Wait already ran inline (its
 	// record still queued) runs twice.
 	takeIgnoresClaim
+	// LazyCtxMissesError: a group's context made after the group's first
+	// error (its first Done or Value) is not cancelled by that error.
+	lazyCtxMissesError
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -57,4 +60,5 @@ var mutationNames = [...]string{
 	spawnIgnoresOwnership: "SpawnIgnoresOwnership",
 	helpOthersFirst:       "HelpOthersFirst",
 	takeIgnoresClaim:      "TakeIgnoresClaim",
+	lazyCtxMissesError:    "LazyCtxMissesError",
 }

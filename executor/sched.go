@@ -34,6 +34,7 @@ func (e *Executor) mstart(w *worker, held bool) {
 func (e *Executor) mexit(w *worker) {
 	if w.goexit {
 		w.goexit = false
+		w.nest = 0 // the Goexit unwound every Wait on the goroutine
 		e.goStart(func() { e.mstart(w, true) })
 		return
 	}
