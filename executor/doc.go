@@ -50,7 +50,8 @@
 //	                       token goes to the global queue and it parks (exitsyscall0)
 //	resume                 execute of a goroutine that exitsyscall0 or Gosched queued
 //	Task.Yield             Gosched (goschedImpl): globrunqput, then schedule
-//	Group.Wait (in a task) no runtime counterpart: runs queued tasks while it waits
+//	Group.Wait (in a task) no runtime counterpart: runs its group's children that
+//	                       have not started, then other queued tasks, while it waits
 //	ready                  ready: the woken waiter's token goes to the waker's runnext
 //	checkDead              checkdead: Close's quiescence (every M idle, no work)
 //
@@ -88,7 +89,28 @@
 // A Group has errgroup's shape except that its funcs take the Task, as
 // every task's func does, so that they can spawn and make groups of their
 // own: g.Go(func(executor.Task) error { return f() }) adapts an errgroup
-// func.
+// func. Its context is made only when first asked for (Done or Value), so
+// a group nobody asks costs one allocation.
+//
+// # Fork-join: own children first, claimed once
+//
+// A Wait inside a task runs its own group's children first. A queue can
+// only hand out its oldest task (the ring is FIFO), and the oldest is
+// usually an ancestor's other child, with a subtree under it: a Wait that
+// ran it would nest Waits on its M as deep as the number of tasks, not the
+// tree's depth. So a group child's record is reachable twice: from the
+// queue it was spawned into (which thieves steal from) and from its
+// group's kids list (a CAS-pushed stack a Wait takes whole by Swap). Its
+// claim word decides who runs it: the Wait that takes it off the list, or
+// the M (owner or thief) that dequeues it, whichever CASes the word first;
+// a dequeued record already claimed is dropped without counting as a
+// task. Its two references are counted: the record is recycled (gfput)
+// when both are gone, never while either side could still read it. A Wait
+// looks at its P's queue head first (the child spawned last sits in
+// runnext): an own child there leaves the queue at once; a claimed record
+// is dropped; another task is put back, not run. Only with none of its
+// own left does it help with other queued work, so its P never idles
+// while work waits.
 //
 // # Invariants
 //
@@ -106,6 +128,16 @@
 //     unless global tasks queued before it.
 //   - A Wait inside a task never idles its P while tasks are queued on it:
 //     nested fork-join on every P at once finishes without sysmon.
+//   - A Wait runs its own group's children before other queued tasks, so
+//     Waits nest on an M about as deep as the task tree (its depth on one
+//     P), whatever the number of tasks.
+//   - A group child runs exactly once, whether its Wait runs it inline or
+//     an M or thief dequeues it; a claimed record left in a queue is
+//     dropped, not counted as a task, and recycled only when no queue and
+//     no kids list holds it.
+//   - A group's context, made lazily, is cancelled by the first error
+//     (its cause), by Wait, and by its parent, whenever it is first asked
+//     for.
 //   - A panic never ends an M: it goes to the task's group (as its error) or
 //     to Config.PanicHandler (default: Close returns them). A task that
 //     calls runtime.Goexit ends its goroutine, and its M continues on a new
@@ -137,6 +169,13 @@
 //	Shutdown: drops and counts at the deadline, never   shutdown_test.go (testing/synctest)
 //	  runs a dropped task, Close waits for the rest
 //	a Wait runs its own queued child at once            scenarios_test.go TestWaitHelps
+//	a Wait runs its own children before others, and a   nesting_test.go TestWaitRunsOwnChildrenFirst
+//	  claimed record left queued is dropped, not rerun
+//	Waits nest about the tree's depth (depth 12, 1/2 Ps) nesting_test.go TestWaitNestingBounded
+//	a child runs once when its Wait races a thief       explore_test.go wait-inline-vs-thief (schedcheck)
+//	lazy group context: error, Wait, parent cancel it;  groupctx_test.go TestGroupContext*, explore_test.go
+//	  made after the error it is already cancelled        ctx-vs-error (schedcheck)
+//	a group costs one allocation                        groupctx_test.go TestGroupAllocs
 //	61 ticks beside a local burst and a local tree      scenarios_test.go TestFairnessBurst, TestFairnessTree
 //	no lost wakeup for a submit made by a task          scenarios_test.go TestSubmitFromTaskWhileSpinnerWaits
 //	a Task whose P was retaken spawns globally          scenarios_test.go TestSpawnAfterRetakeGoesGlobal
@@ -150,7 +189,9 @@
 //	                                                    same before trace.go (see trace.go)
 //	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant):
 //	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
-//	                                                    NoRecordReuse, SpawnIgnoresOwnership
+//	                                                    NoRecordReuse, SpawnIgnoresOwnership,
+//	                                                    HelpOthersFirst, TakeIgnoresClaim,
+//	                                                    LazyCtxMissesError
 //
 // # Tracing
 //
@@ -167,6 +208,8 @@
 // threads, beside a thread that submits and closes; every shared access of
 // the executor's own state goes through internal/atomicx. Its scenarios
 // (a submit against parking, a local spawn against a thief, a blocked task
-// that only sysmon's retake unblocks, a group Wait on 1 and 2 Ps) are
+// that only sysmon's retake unblocks, a group Wait on 1 and 2 Ps, a Wait
+// with other tasks queued ahead of its children, a Wait's inline run
+// against a thief, a lazy context against the group's error) are
 // complete at preemption bound 1; long mode asks for bound 2.
 package executor

@@ -14,7 +14,8 @@ import (
 //
 // A group made by a task (Task.NewGroup) spawns locally while that task
 // runs, and its Wait, called by that task, keeps the task's P busy: it runs
-// queued tasks, its own P's first, until the group is done, looking at the
+// the group's own children that have not started, then other queued
+// tasks, its own P's first, until the group is done, looking at the
 // group again after every task; when it finds none it hands its P to
 // another M and sleeps until the group's last task wakes it, with its resume
 // token in that task's runnext slot. So fork-join nested on every P at once
@@ -53,7 +54,9 @@ type waiter struct {
 
 // NewGroup returns a group whose tasks are submitted from outside (to the
 // global queue), and a context derived from ctx that is cancelled at the
-// group's first error or when Wait returns. It panics if ctx is nil.
+// group's first error or when Wait returns (it is made at its first Done
+// or Value call: a group whose context is never used costs no context).
+// It panics if ctx is nil.
 func (e *Executor) NewGroup(ctx context.Context) (*Group, context.Context) {
 	return newGroup(e, Task{}, ctx)
 }

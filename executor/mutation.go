@@ -46,6 +46,10 @@ const (
 	// LazyCtxMissesError: a group's context made after the group's first
 	// error (its first Done or Value) is not cancelled by that error.
 	lazyCtxMissesError
+	// RecycleEarly: a group child's record is recycled by the first of its
+	// two holders to let go (its Wait or the queue), so a record still
+	// queued is reused for another task, or sits twice on a free list.
+	recycleEarly
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -61,4 +65,5 @@ var mutationNames = [...]string{
 	helpOthersFirst:       "HelpOthersFirst",
 	takeIgnoresClaim:      "TakeIgnoresClaim",
 	lazyCtxMissesError:    "LazyCtxMissesError",
+	recycleEarly:          "RecycleEarly",
 }

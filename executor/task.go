@@ -41,7 +41,7 @@ func (t *task) take() bool {
 // the caller is (pSched), or leaves it to the garbage collector if p is
 // nil.
 func (e *Executor) release(p *proc, t *task) {
-	if t.shared && t.refs.Add(-1) != 0 {
+	if t.shared && mutant != recycleEarly && t.refs.Add(-1) != 0 {
 		return
 	}
 	if p != nil {
