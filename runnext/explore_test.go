@@ -75,7 +75,7 @@ var xScenarios = []xScenario{
 	// The owner's Get and a thief's last-pass steal race for one old
 	// runnext task: exactly one gets it (TakeWithoutCAS gives it to both).
 	{name: "take-vs-steal", next: true, aged: true, delay: -1, threads: [][]xop{{xGet}, {xStealNext}}},
-	{name: "take-vs-two-thieves", next: true, aged: true, delay: -1, threads: [][]xop{{xGet}, {xStealNext}, {xStealNext}}},
+	{name: "take-vs-two-thieves", next: true, aged: true, delay: -1, threads: [][]xop{{xGet}, {xStealNext}, {xStealNext}}, bound3: true},
 	// PutNext displaces the old task into the ring while a thief steals:
 	// the displaced task is never lost, never taken twice.
 	{name: "displace-vs-steal", next: true, aged: true, delay: -1, threads: [][]xop{{xPutNext, xGet}, {xStealNext}}, bound3: true},
@@ -123,12 +123,12 @@ var xScenarios = []xScenario{
 	// own runnext untouched by the steal), while the victim's owner puts
 	// and takes.
 	{name: "thief-with-own-tasks", pre: 3, next: true, aged: true, delay: -1, thiefPre: 2,
-		threads: [][]xop{{xPut, xGet}, {xSteal, xStealNext}}},
+		threads: [][]xop{{xPut, xGet}, {xSteal, xStealNext}}, bound3: true},
 	// A steal into a queue that is itself being stolen from: thief 1 steals
 	// the victim's ring into its own queue, which holds tasks of its own,
 	// while thief 2 steals from thief 1's queue.
 	{name: "steal-into-a-queue-being-stolen", pre: 4, next: true, aged: true, delay: -1, thiefPre: 2, keep: true,
-		threads: [][]xop{{xGet}, {xSteal, xStealNext}, {xStealT1}}},
+		threads: [][]xop{{xGet}, {xSteal, xStealNext}, {xStealT1}}, bound3: true},
 	// The same with no delay, where every steal may end at the slot.
 	{name: "steal-into-stolen-no-delay", pre: 2, next: true, delay: 0, thiefPre: 1, keep: true,
 		threads: [][]xop{{xPutNext}, {xStealNext}, {xStealT1}}, long: true},
