@@ -95,6 +95,7 @@ func (r *recorder) Logf(format string, args ...any) {
 }
 
 func TestRunPassesWhenEveryMutantIsCaughtTwice(t *testing.T) {
+	t.Setenv(killmatrix.FullEnv, "1")
 	rec := &recorder{TB: t}
 	killmatrix.Run(rec, cfg("strong"))
 	assert.Empty(t, rec.errs)
@@ -102,6 +103,7 @@ func TestRunPassesWhenEveryMutantIsCaughtTwice(t *testing.T) {
 }
 
 func TestRunFailsAMutantCaughtOnce(t *testing.T) {
+	t.Setenv(killmatrix.FullEnv, "1")
 	rec := &recorder{TB: t}
 	killmatrix.Run(rec, cfg("strong", "weak"))
 	assert.Len(t, rec.errs, 1)
@@ -109,6 +111,7 @@ func TestRunFailsAMutantCaughtOnce(t *testing.T) {
 }
 
 func TestRunDoesNotCountATimingDependentKill(t *testing.T) {
+	t.Setenv(killmatrix.FullEnv, "1")
 	rec := &recorder{TB: t}
 	killmatrix.Run(rec, cfg("flaky"))
 	assert.Len(t, rec.errs, 1)
@@ -117,6 +120,7 @@ func TestRunDoesNotCountATimingDependentKill(t *testing.T) {
 }
 
 func TestRunCountsACrashAsCaught(t *testing.T) {
+	t.Setenv(killmatrix.FullEnv, "1")
 	rec := &recorder{TB: t}
 	killmatrix.Run(rec, cfg("crash"))
 	assert.Len(t, rec.errs, 1, "crash is caught by a only: once")
@@ -126,6 +130,7 @@ func TestRunCountsACrashAsCaught(t *testing.T) {
 }
 
 func TestRunMarksTLCAsAnExtra(t *testing.T) {
+	t.Setenv(killmatrix.FullEnv, "1")
 	rec := &recorder{TB: t}
 	killmatrix.Run(rec, cfg("strong"))
 	matrix := strings.Join(rec.logs, "")
@@ -150,6 +155,7 @@ Small == x < 2
 // kill too: the matrix still fails it, because TLC is an extra. Skipped
 // without the jar or java.
 func TestRunDoesNotCountATLCKill(t *testing.T) {
+	t.Setenv(killmatrix.FullEnv, "1")
 	if _, err := tlc.NewChecker(1); err != nil {
 		t.Skip(err)
 	}
@@ -187,9 +193,26 @@ func TestRunCountsAHangAsCaught(t *testing.T) {
 }
 
 func TestRunFailsAFalseAlarmOnTheRealCode(t *testing.T) {
+	t.Setenv(killmatrix.FullEnv, "1")
 	t.Setenv("FAKE_KILLMATRIX_ALARM", "1")
 	rec := &recorder{TB: t}
 	killmatrix.Run(rec, cfg())
 	assert.Len(t, rec.errs, 1)
 	assert.Contains(t, strings.Join(rec.errs, ""), "the real fake fails a checker: a false alarm")
+}
+
+// In -short mode a mutant stops at its second deterministic kill and the
+// extras are spared, while the real code still meets every deterministic
+// checker; the bar is judged the same.
+func TestShortStopsAtTheKillsTheBarNeeds(t *testing.T) {
+	if !testing.Short() {
+		t.Skip("-short mode only")
+	}
+	rec := &recorder{TB: t}
+	killmatrix.Run(rec, cfg("strong", "weak"))
+	matrix := strings.Join(rec.logs, "")
+	assert.Len(t, rec.errs, 1, matrix)
+	assert.Contains(t, strings.Join(rec.errs, ""), "mutation weak caught by 1 deterministic checkers")
+	assert.Regexp(t, `strong\s+-\s+killed\s+killed\s+-\s+-\s+2 \(2\)`, matrix)
+	assert.Regexp(t, `none\s+-\s+survived\s+survived\s+-\s+-\s+0 \(0\)`, matrix)
 }
