@@ -84,7 +84,7 @@ checked_tests() {
 kill_matrix() {
 	local pkgs
 	pkgs=$(grep -l 'killmatrix.Run' */killmatrix_test.go | xargs -n1 dirname | sed 's|^|./|')
-	go test -tags schedcheck,schedmutant -short -count=1 -run '^TestKillMatrix$' -v $pkgs |
+	go test -tags schedcheck,schedmutant -short -count=1 -timeout 30m -run '^TestKillMatrix$' -v $pkgs |
 		grep -v -e '^=== RUN' -e '^=== CONT' -e '^=== PAUSE'
 }
 

@@ -176,7 +176,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		if len(sel2) == 0 {
 			continue
 		}
-		args := []string{"test", "-json", "-count=1"}
+		// A kill matrix runs many child processes and long mode explores at
+		// bound 3: go test's 10-minute default is too short for either.
+		args := []string{"test", "-json", "-count=1", "-timeout", "90m"}
 		if p.race && *race {
 			args = append(args, "-race")
 		}
