@@ -154,7 +154,7 @@ func noExpectWarnings(w io.Writer, ms []tlc.Model) int {
 	return n
 }
 
-const tlcAbout = `usage: schedkit tlc [-long] [-only=auto] [-workers n] [-dir DIR]
+const tlcAbout = `usage: schedkit tlc [-long] [-only=auto] [-workers n] [-jobs n] [-dir DIR]
        schedkit tlc -install [-url URL]
 
 Runs TLC on every spec and mutant config in proofs/tla: a spec's model
@@ -163,7 +163,7 @@ only-it re-run). A line per model as it ends. Exits 1 when a model does not
 behave, 3 when no tla2tools.jar or java is found (-install fetches the jar).`
 
 const tlcExample = `  go run ./cmd/schedkit tlc -install
-  go run ./cmd/schedkit tlc -workers 1`
+  go run ./cmd/schedkit tlc -jobs 2 -workers 1`
 
 // runTLC is `schedkit tlc`: every model must pass and every mutant must be
 // rejected (by its Expect name alone, where it has one). It exits
@@ -171,7 +171,8 @@ const tlcExample = `  go run ./cmd/schedkit tlc -install
 // instead.
 func runTLC(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("tlc", tlcAbout, tlcExample, stdout)
-	workers := fs.Int("workers", 2, "TLC worker threads (0: one per CPU)")
+	workers := fs.Int("workers", 2, "TLC worker threads per model (0: one per CPU)")
+	jobs := fs.Int("jobs", 1, "models checked at once (each with -workers threads)")
 	long := fs.Bool("long", false, "run the <Spec>_long models too (larger constants)")
 	only := fs.String("only", "auto", "re-run each mutant with an Expect line without that name, which must pass: "+
 		"true, false, or auto (only with -long)")
@@ -211,7 +212,7 @@ func runTLC(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "schedkit tlc:", err)
 		return 1
 	}
-	c.Long, c.OnlyRerun = *long, onlyRerun
+	c.Long, c.OnlyRerun, c.Jobs = *long, onlyRerun, *jobs
 	ms, err := tlc.Models(*dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "schedkit tlc:", err)

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -307,6 +308,11 @@ type Checker struct {
 	// It about doubles the time of such a mutant.
 	OnlyRerun bool
 	Progress  func(Result) // if set, CheckAll calls it as each model finishes
+	// Jobs is how many models CheckAll runs at once (0 or less: one). Most
+	// models are small and a JVM's start is seconds of one core, so two
+	// one-worker runs at once keep a 2-core machine busier than one
+	// two-worker run.
+	Jobs int
 }
 
 // NewChecker finds the jar and java and returns a Checker with the given
@@ -500,18 +506,38 @@ func (c Checker) CheckAll(ctx context.Context, dir string) ([]Result, error) {
 	if len(ms) == 0 {
 		return nil, fmt.Errorf("tlc: no .cfg files to run in %s", dir)
 	}
+	jobs := max(c.Jobs, 1)
+	results := make([]*Result, len(ms))
+	var mu sync.Mutex // Progress is called from one goroutine at a time
+	sem := make(chan struct{}, jobs)
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		if ctx.Err() != nil {
+			break
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r := c.Check(ctx, m)
+			results[i] = &r
+			if c.Progress != nil {
+				mu.Lock()
+				c.Progress(r)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
 	var rs []Result
 	var bad []error
-	for _, m := range ms {
-		if err := ctx.Err(); err != nil {
-			bad = append(bad, fmt.Errorf("%s: not run: %w", m.Name, err))
+	for i, m := range ms { // in model order, whatever order they finished in
+		r := results[i]
+		if r == nil {
+			bad = append(bad, fmt.Errorf("%s: not run: %w", m.Name, ctx.Err()))
 			continue
 		}
-		r := c.Check(ctx, m)
-		rs = append(rs, r)
-		if c.Progress != nil {
-			c.Progress(r)
-		}
+		rs = append(rs, *r)
 		if !r.OK {
 			bad = append(bad, fmt.Errorf("%s: %s", r.Model, r.Reason))
 		}
