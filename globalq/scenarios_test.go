@@ -10,6 +10,7 @@ import (
 
 	"github.com/schedkit/schedkit/globalq"
 	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/internal/killmatrix"
 )
 
 // Fixed scenarios, each aimed at one seeded mutation's shape (the kill
@@ -19,51 +20,22 @@ import (
 // explorer scenario searched exhaustively at preemption bound 1.
 
 // errNoExplorer marks a scenario that needs -tags schedcheck.
-var errNoExplorer = errors.New("needs -tags schedcheck")
+var errNoExplorer = killmatrix.ErrNeedsExplorer
 
-type scenario struct {
-	name    string
-	targets string // the mutation whose shape it has
-	run     func() error
-}
+type scenario = killmatrix.Scenario
+
+// runScenarios is the kill matrix's "scenarios" checker: the first failure.
+func runScenarios(t testing.TB) error { return killmatrix.RunScenarios(t, scenarios) }
+
+func TestScenarios(t *testing.T) { killmatrix.TestScenarios(t, scenarios) }
 
 var scenarios = []scenario{
-	{"batch-share-of-three", "BatchSizeOffByOne", scenarioBatchShare},
-	{"two-puts-then-len", "LenNotUnderLock", scenarioTwoPutsThenLen},
-	{"putbatch-keeps-order", "PutBatchDropsLast, PutBatchSwapsTwo", scenarioPutBatchOrder},
-	{"getbatch-runs-oldest", "GetBatchOutOfOrder", scenarioGetBatchRunsOldest},
-	{"take-the-only-item", "GetSkipsLast, CheckOneAsEmpty", scenarioTakeTheOnlyItem},
-	{"taken-items-unreachable", "PopKeepsItem", checkTakenUnreachable},
-}
-
-// runScenarios runs every scenario and returns the first failure; one that
-// needs the explorer is skipped without -tags schedcheck.
-func runScenarios(t testing.TB) error {
-	for _, s := range scenarios {
-		err := s.run()
-		if errors.Is(err, errNoExplorer) {
-			t.Logf("scenario %s skipped: %v", s.name, err)
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("scenario %s: %w", s.name, err)
-		}
-	}
-	return nil
-}
-
-func TestScenarios(t *testing.T) {
-	for _, s := range scenarios {
-		t.Run(s.name, func(t *testing.T) {
-			err := s.run()
-			if errors.Is(err, errNoExplorer) {
-				t.Skip(err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
+	{Name: "batch-share-of-three", Targets: "BatchSizeOffByOne", Run: scenarioBatchShare},
+	{Name: "two-puts-then-len", Targets: "LenNotUnderLock", Run: scenarioTwoPutsThenLen},
+	{Name: "putbatch-keeps-order", Targets: "PutBatchDropsLast, PutBatchSwapsTwo", Run: scenarioPutBatchOrder},
+	{Name: "getbatch-runs-oldest", Targets: "GetBatchOutOfOrder", Run: scenarioGetBatchRunsOldest},
+	{Name: "take-the-only-item", Targets: "GetSkipsLast, CheckOneAsEmpty", Run: scenarioTakeTheOnlyItem},
+	{Name: "taken-items-unreachable", Targets: "PopKeepsItem", Run: checkTakenUnreachable},
 }
 
 func scenarioBatchShare() error {

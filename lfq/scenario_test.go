@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/schedkit/schedkit/internal/killmatrix"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -17,7 +18,7 @@ import (
 // checker beside the explorer's exhaustive search: every seeded mutation is
 // aimed at by at least one of them.
 
-var errNoHook = errors.New("needs atomicx's hook: run with -tags schedcheck")
+var errNoHook = fmt.Errorf("atomicx's hook %w", killmatrix.ErrNeedsExplorer)
 
 type ring4 = lfq.Ring4[int]
 
@@ -38,14 +39,15 @@ func fill4(vs ...int) *ring4 {
 func contents(r *ring4) []int { return vals(r.Contents()) }
 
 // scenario is one fixed run; it returns an error when the ring misbehaves.
-type scenario struct {
-	name  string
-	aimed string // the seeded mutations it is aimed at
-	run   func() error
-}
+type scenario = killmatrix.Scenario
+
+// runScenarios is the kill matrix's "scenarios" checker: the first failure.
+func runScenarios() error { return killmatrix.RunScenarios(nil, scenarios) }
+
+func TestScenarios(t *testing.T) { killmatrix.TestScenarios(t, scenarios) }
 
 var scenarios = []scenario{
-	{"steal-claims-only-if-head-did-not-move", "StealNoCAS", func() error {
+	{Name: "steal-claims-only-if-head-did-not-move", Targets: "StealNoCAS", Run: func() error {
 		// The thief has loaded head and copied item 0; just before its CAS
 		// the owner Gets item 0. The steal must fail and then find the
 		// ring empty.
@@ -62,7 +64,7 @@ var scenarios = []scenario{
 		}
 		return nil
 	}},
-	{"put-publishes-only-written-slots", "PublishBeforeWrite", func() error {
+	{Name: "put-publishes-only-written-slots", Targets: "PublishBeforeWrite", Run: func() error {
 		// A thief steals just before the owner's Put writes its slot:
 		// the item must not be visible yet.
 		victim, thief := new(ring4), new(ring4)
@@ -79,7 +81,7 @@ var scenarios = []scenario{
 		}
 		return nil
 	}},
-	{"get-retries-after-losing-to-a-thief", "GetNoRetry", func() error {
+	{Name: "get-retries-after-losing-to-a-thief", Targets: "GetNoRetry", Run: func() error {
 		// Get has read item 0; just before its CAS a thief steals it. Get
 		// must retry and return item 1, which was there all along.
 		victim, thief := fill4(0, 1), new(ring4)
@@ -95,7 +97,7 @@ var scenarios = []scenario{
 		}
 		return nil
 	}},
-	{"inconsistent-read-writes-nothing-past-the-free-half", "GrabPastFreeHalf StealAllNoCheck", func() error {
+	{Name: "inconsistent-read-writes-nothing-past-the-free-half", Targets: "GrabPastFreeHalf StealAllNoCheck", Run: func() error {
 		// The thief's ring holds 2 of 4; the victim is full. The thief
 		// loads head 0; before it loads tail, the owner Gets 0 and 1 and
 		// Puts 4 and 5, so it reads tail 6: 6 > 4 items, an inconsistent
@@ -124,7 +126,7 @@ var scenarios = []scenario{
 		}
 		return nil
 	}},
-	{"overflow-hands-back-the-older-half-and-the-new-item", "OverflowDropsNew", func() error {
+	{Name: "overflow-hands-back-the-older-half-and-the-new-item", Targets: "OverflowDropsNew", Run: func() error {
 		r := fill4(0, 1, 2, 3)
 		v := 4
 		batch := vals(r.Put(&v, nil))
@@ -133,7 +135,7 @@ var scenarios = []scenario{
 		}
 		return nil
 	}},
-	{"steal-takes-half-rounded-up", "StealRoundsDown StealAllNoCheck", func() error {
+	{Name: "steal-takes-half-rounded-up", Targets: "StealRoundsDown StealAllNoCheck", Run: func() error {
 		for n := 1; n <= 4; n++ {
 			victim, thief := fill4(seq(0, n)...), new(ring4)
 			stolen := victim.StealHalf(thief)
@@ -145,7 +147,7 @@ var scenarios = []scenario{
 		}
 		return nil
 	}},
-	{"get-takes-the-last-item", "GetSkipsLast", func() error {
+	{Name: "get-takes-the-last-item", Targets: "GetSkipsLast", Run: func() error {
 		r := fill4(0, 1)
 		a, b, c := r.Get(), r.Get(), r.Get()
 		if itemID(a) != 0 || itemID(b) != 1 || c != nil {
@@ -153,7 +155,7 @@ var scenarios = []scenario{
 		}
 		return nil
 	}},
-	{"len-counts-every-item", "LenOneAsEmpty", func() error {
+	{Name: "len-counts-every-item", Targets: "LenOneAsEmpty", Run: func() error {
 		for n := range 5 {
 			if got := fill4(seq(0, n)...).Len(); got != n {
 				return fmt.Errorf("Len of a ring of %d items = %d", n, got)
@@ -172,29 +174,4 @@ func injected(fired bool, err error) error {
 		return errors.New("the scenario never reached its interleaving point")
 	}
 	return nil
-}
-
-// runScenarios runs them all and returns the first failure: the kill
-// matrix's "scenarios" checker.
-func runScenarios() error {
-	for _, s := range scenarios {
-		if err := s.run(); err != nil && !errors.Is(err, errNoHook) {
-			return fmt.Errorf("scenario %s: %w", s.name, err)
-		}
-	}
-	return nil
-}
-
-func TestScenarios(t *testing.T) {
-	for _, s := range scenarios {
-		t.Run(s.name, func(t *testing.T) {
-			err := s.run()
-			if errors.Is(err, errNoHook) {
-				t.Skip(err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/internal/killmatrix"
 	"github.com/schedkit/schedkit/stealing"
 )
 
@@ -18,51 +19,22 @@ import (
 // preemption bound 1.
 
 // errNoExplorer marks a scenario that needs -tags schedcheck.
-var errNoExplorer = errors.New("needs -tags schedcheck")
+var errNoExplorer = killmatrix.ErrNeedsExplorer
 
-type scenario struct {
-	name    string
-	targets string // the mutations whose shape it has
-	run     func() error
-}
+type scenario = killmatrix.Scenario
+
+// runScenarios is the kill matrix's "scenarios" checker: the first failure.
+func runScenarios(t testing.TB) error { return killmatrix.RunScenarios(t, scenarios) }
+
+func TestScenarios(t *testing.T) { killmatrix.TestScenarios(t, scenarios) }
 
 var scenarios = []scenario{
-	{"strides-of-six", "StrideNotCoprime", scenarioStrides},
-	{"runnext-on-the-last-pass", "RunnextEveryPass, NoRunnextPass", scenarioRunnextLast},
-	{"never-from-self", "StealsFromSelf", scenarioNeverFromSelf},
-	{"busy-P-is-visited", "SkipsNonIdle", scenarioBusyVisited},
-	{"pass-visits-every-P", "PassEndsEarly", scenarioPassVisitsAll},
-	{"two-sets-in-one-word", "IdleMaskNoCAS", scenarioTwoSets},
-}
-
-// runScenarios runs every scenario and returns the first failure; one that
-// needs the explorer is skipped without -tags schedcheck.
-func runScenarios(t testing.TB) error {
-	for _, s := range scenarios {
-		err := s.run()
-		if errors.Is(err, errNoExplorer) {
-			t.Logf("scenario %s skipped: %v", s.name, err)
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("scenario %s: %w", s.name, err)
-		}
-	}
-	return nil
-}
-
-func TestScenarios(t *testing.T) {
-	for _, s := range scenarios {
-		t.Run(s.name, func(t *testing.T) {
-			err := s.run()
-			if errors.Is(err, errNoExplorer) {
-				t.Skip(err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
+	{Name: "strides-of-six", Targets: "StrideNotCoprime", Run: scenarioStrides},
+	{Name: "runnext-on-the-last-pass", Targets: "RunnextEveryPass, NoRunnextPass", Run: scenarioRunnextLast},
+	{Name: "never-from-self", Targets: "StealsFromSelf", Run: scenarioNeverFromSelf},
+	{Name: "busy-P-is-visited", Targets: "SkipsNonIdle", Run: scenarioBusyVisited},
+	{Name: "pass-visits-every-P", Targets: "PassEndsEarly", Run: scenarioPassVisitsAll},
+	{Name: "two-sets-in-one-word", Targets: "IdleMaskNoCAS", Run: scenarioTwoSets},
 }
 
 // scenarioStrides: 6 Ps have the strides 1 and 5, and every start with

@@ -294,3 +294,51 @@ func byTLC(t testing.TB, cfg Config, mutation string) (Verdict, string) {
 	}
 	return NotRun, "no " + want + ".cfg"
 }
+
+// A Scenario is one fixed, deterministic run aimed at the shape of one or
+// more seeded mutations; a component's "scenarios" checker runs them all
+// (RunScenarios) and its TestScenarios runs them against the real code.
+type Scenario struct {
+	Name    string
+	Targets string       // the mutations whose shape it has
+	Run     func() error // nil, or an error naming what broke
+}
+
+// ErrNeedsExplorer is what a scenario returns, wrapped or not, when it needs
+// -tags schedcheck and the build lacks it: it is skipped, never failed.
+var ErrNeedsExplorer = errors.New("needs -tags schedcheck")
+
+// RunScenarios runs every scenario and returns the first failure, naming the
+// scenario; one that needs the explorer in a build without it is skipped
+// (and logged when t is not nil).
+func RunScenarios(t testing.TB, ss []Scenario) error {
+	for _, s := range ss {
+		err := s.Run()
+		if errors.Is(err, ErrNeedsExplorer) {
+			if t != nil {
+				t.Logf("scenario %s skipped: %v", s.Name, err)
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("scenario %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// TestScenarios runs each scenario as a subtest of t: the real code must
+// pass every one.
+func TestScenarios(t *testing.T, ss []Scenario) {
+	for _, s := range ss {
+		t.Run(s.Name, func(t *testing.T) {
+			err := s.Run()
+			if errors.Is(err, ErrNeedsExplorer) {
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
