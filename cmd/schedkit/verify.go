@@ -554,7 +554,7 @@ func moduleRoot() (string, error) {
 // goCmd runs the go command in dir and returns its combined output. If
 // line is not nil, it sees each line of stdout as it comes.
 func goCmd(ctx context.Context, dir string, line func([]byte), args ...string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Hour) // long mode: kill matrices in full, bound-3 exploration
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir

@@ -28,6 +28,11 @@ func TestTLC(t *testing.T) {
 	}
 	c.Timeout = 5 * time.Minute // a runaway model fails instead of hanging the suite
 	long := tlc.LongFromEnv()
+	if long {
+		// The _long models take minutes of TLC each (Ring_long about 25 on
+		// this project's 2-core machine, Steal_long about 26).
+		c.Timeout = 90 * time.Minute
+	}
 	c.OnlyRerun = long
 	models, err := tlc.Models(".")
 	if err != nil {
