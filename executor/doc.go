@@ -131,6 +131,11 @@
 //   - A Wait runs its own group's children before other queued tasks, so
 //     Waits nest on an M about as deep as the task tree (its depth on one
 //     P), whatever the number of tasks.
+//   - A Wait helps with tasks not its group's only while fewer than
+//     helpNestCap (16) Waits are nested on its M; past that it hands its P
+//     away and sleeps. So a tree whose groups are waited by the tasks that
+//     made them nests at most its depth plus 16 on any number of Ps, and
+//     Waits on groups whose children run elsewhere never stack past 16.
 //   - A group child runs exactly once, whether its Wait runs it inline or
 //     an M or thief dequeues it; a claimed record left in a queue is
 //     dropped, not counted as a task, and recycled only when no queue and
@@ -171,7 +176,9 @@
 //	a Wait runs its own queued child at once            scenarios_test.go TestWaitHelps
 //	a Wait runs its own children before others, and a   nesting_test.go TestWaitRunsOwnChildrenFirst
 //	  claimed record left queued is dropped, not rerun
-//	Waits nest about the tree's depth (depth 12, 1/2 Ps) nesting_test.go TestWaitNestingBounded
+//	Waits nest at most the tree's depth on 1 P, and     nesting_test.go TestWaitNestingBounded
+//	  depth + 16 on 2 and 4 Ps (depth 12)
+//	a Wait helps others only under 16 nested Waits      nesting_test.go TestWaitHelpNestingCapped
 //	a child runs once when its Wait races a thief       explore_test.go wait-inline-vs-thief (schedcheck)
 //	lazy group context: error, Wait, parent cancel it;  groupctx_test.go TestGroupContext*, explore_test.go
 //	  made after the error it is already cancelled        ctx-vs-error (schedcheck)
@@ -191,7 +198,8 @@
 //	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership,
 //	                                                    HelpOthersFirst, TakeIgnoresClaim,
-//	                                                    LazyCtxMissesError
+//	                                                    LazyCtxMissesError, RecycleEarly,
+//	                                                    NoHelpCap
 //
 // # Tracing
 //

@@ -12,3 +12,7 @@ func SetNestHook(f func(depth int)) (restore func()) {
 	nestHook = f
 	return func() { nestHook = old }
 }
+
+// HelpNestCap is the nesting of Waits on an M past which a Wait helps only
+// with its own group's children.
+const HelpNestCap = helpNestCap

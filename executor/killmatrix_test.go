@@ -36,6 +36,8 @@ var killConfig = killmatrix.Config{
 		{Name: "helps", Deterministic: true, Run: bubbles(waitHelps)},
 		{Name: "ownfirst", Deterministic: true, Run: bubbles(waitOwnFirst)},
 		{Name: "nesting", Deterministic: true, Run: bubbles(waitNesting(1, 12, nestSlack[1]))},
+		{Name: "helpcap", Deterministic: true, Run: bubbles(waitChain(3*executor.HelpNestCap, false))},
+		{Name: "helpcap2", Deterministic: true, Run: bubbles(waitChain(3*executor.HelpNestCap, true))},
 		{Name: "groupctx", Deterministic: true, Run: func(t *testing.T) error {
 			return joinErr(ctxAskedAfterError(t), ctxDerivedAfterError(t))
 		}},

@@ -50,6 +50,10 @@ const (
 	// two holders to let go (its Wait or the queue), so a record still
 	// queued is reused for another task, or sits twice on a free list.
 	recycleEarly
+	// NoHelpCap: a Wait helps with other queued tasks at any nesting, so
+	// Waits that each wait on a group whose children run elsewhere stack
+	// up on one M as deep as the number of such tasks.
+	noHelpCap
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -66,4 +70,5 @@ var mutationNames = [...]string{
 	takeIgnoresClaim:      "TakeIgnoresClaim",
 	lazyCtxMissesError:    "LazyCtxMissesError",
 	recycleEarly:          "RecycleEarly",
+	noHelpCap:             "NoHelpCap",
 }

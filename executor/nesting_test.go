@@ -3,6 +3,7 @@ package executor_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -69,14 +70,106 @@ func waitNesting(procs, depth, slack int) scenario {
 	}
 }
 
-// nestSlack is how far past the tree's depth the Waits of 1 and 2 Ps may
-// nest.
-var nestSlack = map[int]int{1: 0, 2: 12}
+// nestSlack is how far past the tree's depth the Waits of n Ps may nest:
+// on 1 P not at all (a Wait always has its own child to run, or is done);
+// on more, a Wait whose child was stolen helps with other work only while
+// the nesting is under HelpNestCap.
+var nestSlack = map[int]int{1: 0, 2: executor.HelpNestCap, 4: executor.HelpNestCap}
 
 func TestWaitNestingBounded(t *testing.T) {
-	for _, procs := range []int{1, 2} {
+	for _, procs := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("procs=%d", procs), func(t *testing.T) {
 			require.NoError(t, inBubble(t, waitNesting(procs, 12, nestSlack[procs])))
+		})
+	}
+}
+
+// waitChain: on 1 P, k tasks each Wait on a group made outside any task,
+// whose one child is queued behind every waiter, so no Wait has a child of
+// its own to run and each helps with the next waiter, inline: without
+// HelpNestCap the Waits nest k deep on one M. viaGlobal queues the waiters
+// and children from outside while a gate task holds the P (the Waits help
+// from global batches); else a root task spawns the waiters into its P's
+// queue and the children go to the global queue. Every waiter and child
+// must run once, and the nesting must reach the cap (the chain is long
+// enough) and not pass it.
+func waitChain(k int, viaGlobal bool) scenario {
+	return func(*testing.T) error {
+		var deepest atomic.Int64
+		restore := executor.SetNestHook(func(d int) {
+			if int64(d) > deepest.Load() {
+				deepest.Store(int64(d)) // one P: one M runs tasks at a time
+			}
+		})
+		defer restore()
+		e, err := executor.New(executor.Config{Procs: 1})
+		if err != nil {
+			return err
+		}
+		groups := make([]*executor.Group, k)
+		for i := range groups {
+			groups[i], _ = e.NewGroup(context.Background())
+		}
+		var waits, kids atomic.Int64
+		waiter := func(i int) func(executor.Task) {
+			return func(executor.Task) {
+				if groups[i].Wait() == nil {
+					waits.Add(1)
+				}
+			}
+		}
+		kid := func(executor.Task) error { kids.Add(1); return nil }
+		if viaGlobal {
+			var open atomic.Bool
+			err = e.Go(func(executor.Task) {
+				for !open.Load() {
+					runtime.Gosched() // holds the only P; no time passes in the bubble
+				}
+			})
+			for i := 0; i < k && err == nil; i++ {
+				err = e.Go(waiter(i))
+			}
+			for _, g := range groups {
+				g.Go(kid)
+			}
+			open.Store(true)
+		} else {
+			spawned := make(chan struct{})
+			err = e.Go(func(t executor.Task) {
+				for i, g := range groups {
+					t.Go(waiter(i))
+					g.Go(kid)
+				}
+				close(spawned)
+			})
+			if err == nil {
+				<-spawned // a group's Wait below must not return before its Go
+			}
+		}
+		for _, g := range groups {
+			err = joinErr(err, g.Wait())
+		}
+		if err = joinErr(err, e.Close()); err != nil {
+			return err
+		}
+		if w, c := waits.Load(), kids.Load(); w != int64(k) || c != int64(k) {
+			return fmt.Errorf("%d waiters and %d children ran, want %d each", w, c, k)
+		}
+		d := deepest.Load()
+		if d > executor.HelpNestCap {
+			return fmt.Errorf("Waits nested %d deep on one M helping other tasks' waiters (want at most HelpNestCap, %d): the cap on helping is not kept", d, executor.HelpNestCap)
+		}
+		if d < executor.HelpNestCap {
+			return fmt.Errorf("Waits nested only %d deep in a chain of %d waiters: the scenario no longer reaches the cap (%d)", d, k, executor.HelpNestCap)
+		}
+		return nil
+	}
+}
+
+func TestWaitHelpNestingCapped(t *testing.T) {
+	for _, viaGlobal := range []bool{false, true} {
+		t.Run(fmt.Sprintf("viaGlobal=%v", viaGlobal), func(t *testing.T) {
+			require.NoError(t, inBubble(t, waitChain(3*executor.HelpNestCap, viaGlobal)))
 		})
 	}
 }
