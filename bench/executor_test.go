@@ -1,134 +1,21 @@
 package bench
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/schedkit/schedkit/bench/suite"
 	"github.com/schedkit/schedkit/executor"
 )
 
-// The executor against the pools users know (issue 9, "Speed"). The
-// workloads are in tiny_test.go (100k tiny tasks from outside, one at a time
-// and as one batch) and forkjoin_test.go (a binary fork-join tree); this file
-// holds what they share, the executor-only benchmarks (local spawn's
-// allocations, scheduling latency) and the channel pool.
-//
-// Every workload has one sub-benchmark per implementation, impl=NAME, in
-// this order:
-//
-//	schedkit  executor.New(executor.Config{}): GOMAXPROCS Ps
-//	go        a go statement per task, a sync.WaitGroup to wait
-//	ants      github.com/panjf2000/ants/v2, ants.NewPool(GOMAXPROCS)
-//	pond      github.com/alitto/pond/v2, pond.NewPool(GOMAXPROCS)
-//	errgroup  golang.org/x/sync/errgroup, Group.SetLimit(GOMAXPROCS)
-//	conc      github.com/sourcegraph/conc/pool, New().WithMaxGoroutines(GOMAXPROCS)
-//	chanpool  GOMAXPROCS goroutines ranging over one channel of func()
-//
-// Every bounded pool gets GOMAXPROCS workers, as the executor has GOMAXPROCS
-// Ps. Besides ns/op each reports ns/task (wall time per task), cpu-ns/task
-// (the process's CPU time per task, which leaves out time spent waiting for
-// a CPU on a shared machine) and allocs/task, and checks that every task ran
-// exactly once (b.Fatal otherwise).
-//
-// Task funcs are made once, outside the timed loop, wherever the pool's API
-// allows it (the executor's and errgroup's signatures included), so that
-// allocs/task is the pool's own cost and not a closure per task.
-
-// implOrder is the order of the impl= sub-benchmarks, schedkit first.
-var implOrder = []string{"schedkit", "go", "ants", "pond", "errgroup", "conc", "chanpool"}
-
-// procs is the worker count every pool gets.
-func procs() int { return runtime.GOMAXPROCS(0) }
-
-// taskMeter reports the per-task metrics of a benchmark whose every op runs
-// tasksPerOp tasks. start it just before the b.Loop, report just after.
-type taskMeter struct {
-	tasksPerOp int
-	cpu        cpuMeter
-	mallocs    uint64
-}
-
-func startTasks(tasksPerOp int) taskMeter {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return taskMeter{tasksPerOp: tasksPerOp, cpu: startCPU(), mallocs: ms.Mallocs}
-}
-
-func (m taskMeter) report(b *testing.B) {
-	end, cpuOK := processCPU()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	if b.N == 0 {
-		return
-	}
-	tasks := float64(b.N) * float64(m.tasksPerOp)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/tasks, "ns/task")
-	if m.cpu.ok && cpuOK {
-		b.ReportMetric(float64((end-m.cpu.start).Nanoseconds())/tasks, "cpu-ns/task")
-	}
-	b.ReportMetric(float64(ms.Mallocs-m.mallocs)/tasks, "allocs/task")
-}
-
-// newExecutor makes an executor for a benchmark and closes it when the
-// benchmark ends, failing it if Close reports a panic.
-func newExecutor(b *testing.B, cfg executor.Config) *executor.Executor {
-	e, err := executor.New(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if err := e.Close(); err != nil {
-			b.Error(err)
-		}
-	})
-	return e
-}
-
-// chanPool is the pool a user writes by hand: one worker per core ranging
-// over one channel of funcs. Its buffer size is the caller's: 256 (a P's
-// ring) for tasks from outside; 0 for fork-join, where trySubmit hands a
-// task over only to a worker that waits for one.
-type chanPool struct {
-	ch      chan func()
-	workers sync.WaitGroup
-}
-
-func newChanPool(workers, buffer int) *chanPool {
-	p := &chanPool{ch: make(chan func(), buffer)}
-	p.workers.Add(workers)
-	for range workers {
-		go func() {
-			defer p.workers.Done()
-			for f := range p.ch {
-				f()
-			}
-		}()
-	}
-	return p
-}
-
-// submit queues f, blocking while the buffer is full.
-func (p *chanPool) submit(f func()) { p.ch <- f }
-
-// trySubmit hands f to the channel if that does not block, and reports
-// whether it did.
-func (p *chanPool) trySubmit(f func()) bool {
-	select {
-	case p.ch <- f:
-		return true
-	default:
-		return false
-	}
-}
-
-// close stops the workers once the queued funcs have run.
-func (p *chanPool) close() {
-	close(p.ch)
-	p.workers.Wait()
-}
+// The executor's own benchmarks: local spawn's allocations and scheduling
+// latency. The workloads that compare it with the pools users know (tiny
+// tasks, fork-join, memory) live in package suite (bench/suite), with thin
+// go test wrappers in tiny_test.go, forkjoin_test.go and memory_test.go;
+// the helpers shared by all (suite.TaskMeter for ns/task, cpu-ns/task and
+// allocs/task, suite.NewExecutor, suite.ChanPool, suite.Procs) are there too.
 
 // spawnN is the number of tasks per op of BenchmarkExecutorLocalSpawn.
 const spawnN = 100_000
@@ -199,7 +86,7 @@ func goHop() {
 // The go statement is measured only with closure=none (go f() with a
 // package-level f).
 func BenchmarkExecutorLocalSpawn(b *testing.B) {
-	n := procs()
+	n := suite.Procs()
 	run := func(b *testing.B, start func()) {
 		b.ReportAllocs()
 		round := func() {
@@ -215,14 +102,14 @@ func BenchmarkExecutorLocalSpawn(b *testing.B) {
 			}
 		}
 		round() // warm-up: the Ps' free records, the runtime's free goroutines
-		m := startTasks(spawnN)
+		m := suite.StartTasks(spawnN)
 		for b.Loop() {
 			round()
 		}
-		m.report(b)
+		m.Report(b)
 	}
 	b.Run("closure=none/impl=schedkit", func(b *testing.B) {
-		e := newExecutor(b, executor.Config{})
+		e := suite.NewExecutor(b, executor.Config{})
 		run(b, func() {
 			if err := e.Go(chainHop); err != nil {
 				b.Fatal(err)
@@ -230,7 +117,7 @@ func BenchmarkExecutorLocalSpawn(b *testing.B) {
 		})
 	})
 	b.Run("closure=fresh/impl=schedkit", func(b *testing.B) {
-		e := newExecutor(b, executor.Config{})
+		e := suite.NewExecutor(b, executor.Config{})
 		run(b, func() {
 			if err := e.Go(chainHopClosure); err != nil {
 				b.Fatal(err)
@@ -273,10 +160,10 @@ func BenchmarkExecutorLatency(b *testing.B) {
 	for _, load := range []struct {
 		name string
 		n    int
-	}{{"inflight=procs", procs()}, {"inflight=4xprocs", 4 * procs()}} {
+	}{{"inflight=procs", suite.Procs()}, {"inflight=4xprocs", 4 * suite.Procs()}} {
 		b.Run(load.name+"/impl=schedkit", func(b *testing.B) {
 			b.ReportAllocs()
-			e := newExecutor(b, executor.Config{})
+			e := suite.NewExecutor(b, executor.Config{})
 			sem := make(chan struct{}, load.n)
 			task := func(executor.Task) {
 				latencyWork()
@@ -284,7 +171,7 @@ func BenchmarkExecutorLatency(b *testing.B) {
 			}
 			var ran atomic.Int64
 			counted := func(t executor.Task) { ran.Add(1); task(t) }
-			m := startTasks(latencyN)
+			m := suite.StartTasks(latencyN)
 			for b.Loop() {
 				for range latencyN {
 					sem <- struct{}{}
@@ -299,7 +186,7 @@ func BenchmarkExecutorLatency(b *testing.B) {
 					<-sem
 				}
 			}
-			m.report(b)
+			m.Report(b)
 			if got := ran.Load(); got != int64(b.N)*latencyN {
 				b.Fatalf("%d tasks ran, want %d", got, int64(b.N)*latencyN)
 			}
