@@ -31,6 +31,9 @@ type Executor struct {
 	// their publication, so that quiescence is judged only when none is.
 	closing  atomicx.Uint32
 	inflight atomicx.Int64
+	// submits numbers the outside tasks, for sampling their latency
+	// (LatencySample); beside inflight, whose cache line a submit owns.
+	submits atomicx.Uint64
 	// quiet is woken once: by the M that finds the executor quiescent
 	// while closing (quietBy 1), or by Shutdown's deadline (quietBy 2).
 	quiet   atomicx.Note
@@ -176,13 +179,19 @@ func (e *Executor) submit(t *task, ts []*task) error {
 		e.leave()
 		return ErrClosed
 	}
-	now := atomicx.Nanotime()
 	if t != nil {
-		t.at = now
+		if (e.submits.Add(1)-1)%LatencySample == 0 {
+			t.at = atomicx.Nanotime()
+		}
 		e.global.Put(t)
 	} else {
-		for _, t := range ts {
-			t.at = now
+		n := uint64(len(ts))
+		first := e.submits.Add(n) - n
+		if skip := (LatencySample - first%LatencySample) % LatencySample; skip < n {
+			now := atomicx.Nanotime()
+			for i := skip; i < n; i += LatencySample {
+				ts[i].at = now
+			}
 		}
 		e.global.PutBatch(ts)
 	}

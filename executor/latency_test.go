@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -172,8 +173,8 @@ func TestLatencyBucketBounds(t *testing.T) {
 	assert.Equal(t, uint64(math.MaxInt64), upper(bucket(math.MaxInt64)))
 }
 
-// Stats on a real executor: after Close every outside task's latency is in
-// the buckets, and Sum lies between the buckets' lower and upper bounds.
+// Stats on a real executor: after Close the latency of every sampled
+// outside task (one in LatencySample, from the first) is in the buckets, and Sum lies between the buckets' lower and upper bounds.
 func TestStatsLatencyBuckets(t *testing.T) {
 	e, err := New(Config{Procs: 2})
 	require.NoError(t, err)
@@ -182,7 +183,7 @@ func TestStatsLatencyBuckets(t *testing.T) {
 	}
 	require.NoError(t, e.Close())
 	ls := e.Stats().Latency
-	require.Equal(t, uint64(200), ls.Count)
+	require.Equal(t, uint64(200/LatencySample), ls.Count)
 	var n uint64
 	var lo, hi time.Duration
 	for i, b := range ls.Buckets {
@@ -202,4 +203,44 @@ func TestStatsLatencyBuckets(t *testing.T) {
 	if last > 0 {
 		assert.Greater(t, ls.Max, ls.Buckets[last-1].Upper, "Max is in the last bucket")
 	}
+}
+
+// The sampling of outside tasks' latency: n tasks submitted one at a time,
+// as batches of every size from 1 to 2*LatencySample+1 (so every phase of
+// the numbering meets every batch length), and both at once from several
+// goroutines, record exactly ceil(n/LatencySample) latencies. A sampler
+// that skipped a batch's first eligible record, or stamped by a per-batch
+// count, records another number.
+func TestLatencySampling(t *testing.T) {
+	e, err := New(Config{Procs: 2})
+	require.NoError(t, err)
+	f := func(Task) {}
+	n := 0
+	for k := 1; k <= 2*LatencySample+1; k++ {
+		for range 3 {
+			fs := make([]func(Task), k)
+			for i := range fs {
+				fs[i] = f
+			}
+			require.NoError(t, e.GoBatch(fs))
+			n += k
+			require.NoError(t, e.Go(f))
+			n++
+		}
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 37 {
+				assert.NoError(t, e.Go(f))
+			}
+			assert.NoError(t, e.GoBatch([]func(Task){f, f, f}))
+		}()
+	}
+	wg.Wait()
+	n += 4 * 40
+	require.NoError(t, e.Close())
+	assert.Equal(t, uint64((n+LatencySample-1)/LatencySample), e.Stats().Latency.Count, "%d outside tasks", n)
 }
