@@ -115,6 +115,25 @@ func BenchmarkGlobalQBatch(b *testing.B) {
 		sink += run.id
 	})
 
+	// The floor: two critical sections, each a lock (CAS), the length's
+	// store (XCHG: Len reads it without the lock) and an unlock (locked
+	// add), around one copy of the 128 out (clearing their slots) and one
+	// copy in (see floor_test.go).
+	b.Run("impl=floor", func(b *testing.B) {
+		b.ReportAllocs()
+		q := new(flLocked)
+		q.putBatch(ts)
+		cpu := startCPU()
+		for b.Loop() {
+			buf = q.getBatch(gqBatch, buf[:0])
+			q.putBatch(buf)
+		}
+		cpu.report(b)
+		perItem(b)
+		flCheck(b, "queued", int(q.n.Load()), gqQueued)
+		sink += buf[0].id
+	})
+
 	b.Run("impl=chan", func(b *testing.B) {
 		b.ReportAllocs()
 		ch := make(chan *task, gqChan)
@@ -168,6 +187,34 @@ func BenchmarkGlobalQPutGet(b *testing.B) {
 			t = q.Get()
 		}
 		cpu.report(b)
+		sink += t.id
+	})
+
+	// The floor: two critical sections (lock, the slot's write or read and
+	// clear, the length's store, unlock) on a private circular buffer.
+	b.Run("impl=floor", func(b *testing.B) {
+		b.ReportAllocs()
+		q := new(flLocked)
+		q.putBatch(ts[:occupancy])
+		t := ts[occupancy]
+		cpu := startCPU()
+		for b.Loop() {
+			q.mu.Lock()
+			q.slots[q.tail%flLockedSize] = t
+			q.tail++
+			q.n.Store(int64(q.tail - q.head))
+			q.mu.Unlock()
+
+			q.mu.Lock()
+			i := q.head % flLockedSize
+			t = q.slots[i]
+			q.slots[i] = nil
+			q.head++
+			q.n.Store(int64(q.tail - q.head))
+			q.mu.Unlock()
+		}
+		cpu.report(b)
+		flCheck(b, "queued", int(q.n.Load()), occupancy)
 		sink += t.id
 	})
 

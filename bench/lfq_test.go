@@ -156,6 +156,35 @@ func BenchmarkOwnerPutGet(b *testing.B) {
 		sink += t.id
 	})
 
+	// The floor: the three locked instructions a race-clean put+get needs
+	// (the slot's XCHG, the tail's XCHG, the head's CAS) and the slot's
+	// load, on a private ring (see floor_test.go).
+	b.Run("impl=floor", func(b *testing.B) {
+		b.ReportAllocs()
+		o := flOwner{r: new(flRing)}
+		o.putBatch(ts[:occupancy])
+		r, hd, tl := o.r, o.hd, o.tl // the owner's registers: see flOwner
+		t := ts[occupancy]
+		cpu := startCPU()
+		for b.Loop() {
+			if tl-hd == ringSize {
+				b.Fatal("floor: ring full")
+			}
+			r.slots[tl%ringSize].Store(t)
+			tl++
+			r.tail.Store(tl)
+			t = r.slots[hd%ringSize].Load()
+			if !r.head.CompareAndSwap(hd, hd+1) {
+				b.Fatal("floor: head moved on a private ring")
+			}
+			hd++
+		}
+		cpu.report(b)
+		flCheck(b, "queued", int(tl-hd), occupancy)
+		flCheck(b, "head", int(r.head.Load()), int(hd))
+		sink += t.id
+	})
+
 	b.Run("impl=chan", func(b *testing.B) {
 		b.ReportAllocs()
 		ch := make(chan *task, ringSize)
@@ -241,6 +270,39 @@ func BenchmarkOwnerPutGetBurst(b *testing.B) {
 		}
 		cpu.report(b)
 		perItem(b)
+		sink += out[burst-1].id
+	})
+
+	// The floor: per item the put's two XCHGs and the get's load and CAS,
+	// as in BenchmarkOwnerPutGet (each put publishes its item; the room
+	// check is one per burst, as the owner knows no thief steals here).
+	b.Run("impl=floor", func(b *testing.B) {
+		b.ReportAllocs()
+		o := flOwner{r: new(flRing)}
+		o.putBatch(pre)
+		r, hd, tl := o.r, o.hd, o.tl
+		cpu := startCPU()
+		for b.Loop() {
+			if tl-hd+burst > ringSize {
+				b.Fatal("floor: ring full")
+			}
+			for _, t := range in {
+				r.slots[tl%ringSize].Store(t)
+				tl++
+				r.tail.Store(tl)
+			}
+			for i := range out {
+				out[i] = r.slots[hd%ringSize].Load()
+				if !r.head.CompareAndSwap(hd, hd+1) {
+					b.Fatal("floor: head moved on a private ring")
+				}
+				hd++
+			}
+		}
+		cpu.report(b)
+		perItem(b)
+		flCheck(b, "queued", int(tl-hd), occupancy)
+		flCheck(b, "head", int(r.head.Load()), int(hd))
 		sink += out[burst-1].id
 	})
 
@@ -350,6 +412,27 @@ func BenchmarkStealHalf(b *testing.B) {
 		if len(buf) != ringSize-1 {
 			b.Fatalf("drained %d items, want %d", len(buf), ringSize-1)
 		}
+		sink += got.id
+	})
+
+	// The floor: the refill's 256 slot XCHGs and one tail XCHG; the steal's
+	// two loads, 128 slot loads and XCHGs, the victim's CAS and the thief's
+	// tail XCHG; each drain's head load, CAS and an XCHG per slot (it must
+	// clear them).
+	b.Run("impl=floor", func(b *testing.B) {
+		b.ReportAllocs()
+		victim, thief := flOwner{r: new(flRing)}, flOwner{r: new(flRing)}
+		var got *task
+		cpu := startCPU()
+		for b.Loop() {
+			victim.putBatch(ts)
+			got = thief.stealHalf(victim.r)
+			buf = victim.drain(buf[:0])
+			buf = thief.drain(buf)
+		}
+		cpu.report(b)
+		report(b)
+		flCheck(b, "drained", len(buf), ringSize-1)
 		sink += got.id
 	})
 

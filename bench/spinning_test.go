@@ -55,6 +55,22 @@ func BenchmarkSpinningWakepFast(b *testing.B) {
 		cpu.report(b)
 		sink += s.NMSpinning()
 	})
+	// The floor: the one load of the spinning count that tells a
+	// submitter a spinner will find its work (see floor_test.go).
+	b.Run("impl=floor", func(b *testing.B) {
+		b.ReportAllocs()
+		var spinners flWord
+		spinners.Store(1)
+		woke := 0
+		cpu := startCPU()
+		for b.Loop() {
+			if spinners.Load() == 0 {
+				woke++
+			}
+		}
+		cpu.report(b)
+		flCheck(b, "wakeups", woke, 0)
+	})
 	b.Run("impl=cond-Signal", func(b *testing.B) {
 		b.ReportAllocs()
 		c := sync.NewCond(new(sync.Mutex))
@@ -91,6 +107,24 @@ func BenchmarkSpinningWakepFastParallel(b *testing.B) {
 			}
 		})
 		cpu.report(b)
+	})
+	b.Run("impl=floor", func(b *testing.B) {
+		b.ReportAllocs()
+		var spinners flWord
+		spinners.Store(1)
+		var woke atomic.Int64
+		cpu := startCPU()
+		b.RunParallel(func(pb *testing.PB) {
+			n := int64(0)
+			for pb.Next() {
+				if spinners.Load() == 0 {
+					n++
+				}
+			}
+			woke.Add(n)
+		})
+		cpu.report(b)
+		flCheck(b, "wakeups", int(woke.Load()), 0)
 	})
 	b.Run("impl=cond-Signal", func(b *testing.B) {
 		b.ReportAllocs()
@@ -199,6 +233,32 @@ func BenchmarkSpinningWakepParked(b *testing.B) {
 		if n != b.N {
 			b.Fatalf("ran %d tasks, want %d", n, b.N)
 		}
+	})
+	// The floor: two goroutine wakeups, one each way, each a park and a
+	// ready of a goroutine blocked on a channel, the cheapest the Go
+	// runtime offers; the task itself travels in the message and runs on
+	// the worker. The chan-pool peer is the same minimum.
+	b.Run("impl=floor", func(b *testing.B) {
+		b.ReportAllocs()
+		wake, parked := make(chan func(), 1), make(chan struct{}, 1)
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for t := range wake {
+				t()
+				parked <- struct{}{}
+			}
+		})
+		n := 0
+		task := func() { n++ }
+		cpu := startCPU()
+		for b.Loop() {
+			wake <- task
+			<-parked
+		}
+		cpu.report(b)
+		close(wake)
+		wg.Wait()
+		flCheck(b, "tasks run", n, b.N)
 	})
 	b.Run("impl=cond-Signal", func(b *testing.B) {
 		b.ReportAllocs()

@@ -25,6 +25,9 @@ import (
 //	index-scan   the same runnext queues, the same four passes with runnext
 //	             on the last, but every pass in index order from P 0 (what a
 //	             user writes first; every thief then hits the same Ps first)
+//	floor        the physical floor (floor_test.go): the same passes in the
+//	             same order over private padded Ps, with only the loads, and
+//	             for the victim the locked instructions, that the work needs
 //	mutex-queue  no per-P queues: one slice under a sync.Mutex holds all the
 //	             work; a thief takes half of it under the lock (and, for the
 //	             next op, puts it back under the lock)
@@ -120,6 +123,32 @@ func BenchmarkStealOneVictim(b *testing.B) {
 			ps := stPs(n)
 			stOneVictim(b, ps, func() *task { return stIndexScan(ps, 0) })
 		})
+		// The floor: the same passes in the same random order, two loads
+		// per empty P, the ring floor's steal of half from the victim, and
+		// the ring floor's drain and batch put to give it back (see
+		// floor_test.go).
+		b.Run(fmt.Sprintf("ps=%d/impl=floor", n), func(b *testing.B) {
+			b.ReportAllocs()
+			ps, order := flStealPs(b, n)
+			victim, thief := &ps[n/2].own, &ps[0].own
+			victim.putBatch(newTasks(stQueued))
+			rnd := stRand()
+			buf := make([]*task, 0, stQueued)
+			cpu := startCPU()
+			for b.Loop() {
+				t := flSteal(ps, order, 0, rnd)
+				if t == nil {
+					b.Fatal("floor: found nothing")
+				}
+				buf = append(thief.drain(buf[:0]), t)
+				if len(buf) != stQueued/2 {
+					b.Fatalf("floor: stole %d", len(buf))
+				}
+				victim.putBatch(buf)
+			}
+			cpu.report(b)
+			sink += buf[0].id
+		})
 		b.Run(fmt.Sprintf("ps=%d/impl=mutex-queue", n), func(b *testing.B) {
 			b.ReportAllocs()
 			q := &stMutexQueue{items: make([]*task, 0, 4*stQueued)}
@@ -182,6 +211,21 @@ func BenchmarkStealEmpty(b *testing.B) {
 			}
 			cpu.report(b)
 		})
+		// The floor: the same four passes in the same random order over
+		// empty Ps: two loads per P, five on the last pass (see
+		// flEmptyWithNext).
+		b.Run(fmt.Sprintf("ps=%d/impl=floor", n), func(b *testing.B) {
+			b.ReportAllocs()
+			ps, order := flStealPs(b, n)
+			rnd := stRand()
+			cpu := startCPU()
+			for b.Loop() {
+				if flSteal(ps, order, 0, rnd) != nil {
+					b.Fatal("floor: found a task")
+				}
+			}
+			cpu.report(b)
+		})
 		b.Run(fmt.Sprintf("ps=%d/impl=index-scan", n), func(b *testing.B) {
 			b.ReportAllocs()
 			ps := stPs(n)
@@ -206,4 +250,13 @@ func BenchmarkStealEmpty(b *testing.B) {
 			cpu.report(b)
 		})
 	}
+}
+
+// flStealPs returns n empty floor Ps and the victim order for them.
+func flStealPs(b *testing.B, n int) ([]*flP, *stealing.Order) {
+	var order stealing.Order
+	if err := order.Reset(n); err != nil {
+		b.Fatal(err)
+	}
+	return flPs(n), &order
 }
