@@ -1,11 +1,11 @@
 package suite
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/alitto/pond/v2"
 
@@ -52,143 +52,142 @@ func inUse() uint64 {
 	return ms.HeapInuse + ms.StackInuse
 }
 
-// queueCounters are what one op of memory-1m counts: queued tasks that ran
-// (none may run before the gate opens) and, for the go impl, goroutines
-// that reached the gate.
-var (
-	queuedRan     atomic.Int64
-	queuedParked  atomic.Int64
-	queuedDone    sync.WaitGroup
-	queuedBlocked sync.WaitGroup
-)
+// QueuedFill is one way to hold n tasks that have not run: it starts the
+// pool, occupies every worker with a task blocked on gate, and puts n
+// calls of task behind them, returning once all n are held; close stops
+// the pool, returning only when every queued task has run (the gate
+// closed), and reports what the pool reports (an executor's panics).
+type QueuedFill func(gate <-chan struct{}, n int, task func()) (close func() error, err error)
 
-// queuedTask is every queued task's body: it counts its run. It is one
-// func made once, so no impl pays for a closure per task.
-func queuedTask() {
-	queuedRan.Add(1)
-	queuedDone.Done()
+// HoldQueued is one op of memory-1m: it holds n tasks through fill, reads
+// the memory held (HeapInuse+StackInuse after a GC, less the same before
+// fill), then opens the gate and closes the pool. It returns an error if a
+// task ran before the gate opened, if, once closed, the tasks did not run
+// exactly n times in all, or if fill or close failed.
+func HoldQueued(fill QueuedFill, n int) (held uint64, err error) {
+	var ran atomic.Int64
+	task := func() { ran.Add(1) } // one func per op, shared by every task
+	base := inUse()
+	gate := make(chan struct{})
+	closePool, err := fill(gate, n, task)
+	if err != nil {
+		close(gate)
+		return 0, err
+	}
+	if now := inUse(); now > base {
+		held = now - base
+	}
+	early := ran.Load()
+	close(gate)
+	if err := closePool(); err != nil {
+		return 0, err
+	}
+	if early != 0 {
+		return 0, fmt.Errorf("%d of %d queued tasks ran before the gate opened", early, n)
+	}
+	if got := ran.Load(); got != int64(n) {
+		return 0, fmt.Errorf("%d task runs once the gate opened, want %d", got, n)
+	}
+	return held, nil
 }
 
-// queuedImpl is one way to hold n tasks that have not run. fill starts the
-// pool, occupies every worker with a task blocked on gate, and submits n
-// tasks (queuedTask) behind them; it returns when all n are queued and
-// close, which stops the pool once gate is closed and the queue drained.
-type queuedImpl struct {
-	name string
-	fill func(b *testing.B, gate chan struct{}, n int) (close func())
-}
-
-// blocker occupies a worker until gate closes; queuedBlocked counts the
-// workers it has reached.
-func blocker(gate chan struct{}) func() {
-	return func() {
-		queuedBlocked.Done()
+// blockWorkers submits k tasks that each block on gate, and returns once
+// all k have started, so that k workers are taken.
+func blockWorkers(gate <-chan struct{}, k int, submit func(func()) error) error {
+	var started sync.WaitGroup
+	started.Add(k)
+	blk := func() {
+		started.Done()
 		<-gate
 	}
+	for range k {
+		if err := submit(blk); err != nil {
+			return err
+		}
+	}
+	started.Wait()
+	return nil
 }
 
-var queuedImpls = []queuedImpl{
-	{"schedkit", func(b *testing.B, gate chan struct{}, n int) func() {
+// queuedImpls are the implementations of memory-1m, schedkit first.
+var queuedImpls = []struct {
+	name string
+	fill QueuedFill
+}{
+	{"schedkit", func(gate <-chan struct{}, n int, task func()) (func() error, error) {
 		// The longest slice: sysmon hands a P whose task outlives the slice
 		// to another M while work waits, which would run the queue early.
 		e, err := executor.New(executor.Config{Slice: executor.MaxSlice})
 		if err != nil {
-			b.Fatal(err)
+			return nil, err
 		}
-		blk := blocker(gate)
-		queuedBlocked.Add(e.Procs())
-		for range e.Procs() {
-			if err := e.Go(func(executor.Task) { blk() }); err != nil {
-				b.Fatal(err)
-			}
+		err = blockWorkers(gate, e.Procs(), func(f func()) error {
+			return e.Go(func(executor.Task) { f() })
+		})
+		if err != nil {
+			return nil, err
 		}
-		queuedBlocked.Wait()
-		f := func(executor.Task) { queuedTask() }
+		f := func(executor.Task) { task() }
 		for range n {
 			if err := e.Go(f); err != nil {
-				b.Fatal(err)
+				return nil, err
 			}
 		}
-		return func() {
-			if err := e.Close(); err != nil {
-				b.Error(err)
-			}
-		}
+		return e.Close, nil
 	}},
-	{"go", func(b *testing.B, gate chan struct{}, n int) func() {
+	{"go", func(gate <-chan struct{}, n int, task func()) (func() error, error) {
+		var parked, done sync.WaitGroup
+		parked.Add(n)
+		done.Add(n)
 		f := func() {
-			queuedParked.Add(1)
+			parked.Done()
 			<-gate
-			queuedTask()
+			task()
+			done.Done()
 		}
 		for range n {
 			go f()
 		}
-		// Wait until every goroutine is parked on gate, not merely made.
-		for queuedParked.Load() < int64(n) {
-			time.Sleep(time.Millisecond)
-		}
-		return func() {}
+		parked.Wait() // every goroutine on the gate, not merely made
+		return func() error { done.Wait(); return nil }, nil
 	}},
-	{"pond", func(b *testing.B, gate chan struct{}, n int) func() {
+	{"pond", func(gate <-chan struct{}, n int, task func()) (func() error, error) {
 		p := pond.NewPool(Procs()) // the default queue is unbounded
-		blk := blocker(gate)
-		queuedBlocked.Add(Procs())
-		for range Procs() {
-			if err := p.Go(blk); err != nil {
-				b.Fatal(err)
-			}
+		if err := blockWorkers(gate, Procs(), p.Go); err != nil {
+			return nil, err
 		}
-		queuedBlocked.Wait()
 		for range n {
-			if err := p.Go(queuedTask); err != nil {
-				b.Fatal(err)
+			if err := p.Go(task); err != nil {
+				return nil, err
 			}
 		}
-		return p.StopAndWait
+		return func() error { p.StopAndWait(); return nil }, nil
 	}},
-	{"chanpool", func(b *testing.B, gate chan struct{}, n int) func() {
+	{"chanpool", func(gate <-chan struct{}, n int, task func()) (func() error, error) {
 		p := NewChanPool(Procs(), n) // a buffer that holds them all
-		blk := blocker(gate)
-		queuedBlocked.Add(Procs())
-		for range Procs() {
-			p.Submit(blk)
+		err := blockWorkers(gate, Procs(), func(f func()) error { p.Submit(f); return nil })
+		if err != nil {
+			return nil, err
 		}
-		queuedBlocked.Wait()
 		for range n {
-			p.Submit(queuedTask)
+			p.Submit(task)
 		}
-		return p.Close
+		return func() error { p.Close(); return nil }, nil
 	}},
 }
 
-// queuedBench is one impl of memory-1m: per op, QueuedN tasks held
-// unrun, the memory they and the pool hold measured, then the gate opened
-// and every task checked to have run exactly once.
-func queuedBench(im queuedImpl) func(b *testing.B) {
+// queuedBench is one impl of memory-1m: HoldQueued per op, QueuedN tasks;
+// peak-MiB is the most any op held.
+func queuedBench(fill QueuedFill) func(b *testing.B) {
 	return func(b *testing.B) {
 		n := QueuedN()
 		var peak uint64
 		for b.Loop() {
-			queuedRan.Store(0)
-			queuedParked.Store(0)
-			queuedDone.Add(n)
-			base := inUse()
-			gate := make(chan struct{})
-			closePool := im.fill(b, gate, n)
-			held := inUse()
-			if got := queuedRan.Load(); got != 0 {
-				b.Fatalf("%d queued tasks ran before the gate opened", got)
+			held, err := HoldQueued(fill, n)
+			if err != nil {
+				b.Fatal(err)
 			}
-			if held > base {
-				peak = max(peak, held-base)
-			}
-			close(gate)
-			queuedDone.Wait()
-			closePool()
-			if got := queuedRan.Load(); got != int64(n) {
-				b.Fatalf("%d tasks ran, want %d", got, n)
-			}
+			peak = max(peak, held)
 		}
 		b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 		b.ReportMetric(float64(peak)/float64(n), "peak-B/task")
@@ -241,7 +240,7 @@ submitter, so holding 1M tasks would take 1M blocked submitting goroutines (the
 go row, plus the pool's cost).`,
 	}
 	for _, im := range queuedImpls {
-		held.Impls = append(held.Impls, Impl{Name: im.name, Bench: queuedBench(im)})
+		held.Impls = append(held.Impls, Impl{Name: im.name, Bench: queuedBench(im.fill)})
 	}
 	Register(held)
 }
