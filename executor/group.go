@@ -427,16 +427,10 @@ func (e *Executor) findHelp(w *worker, p *proc) (*task, bool) {
 			}
 			return t, false
 		}
-		if t := e.stealer.Steal(p.id, w.rng); t != nil {
-			n := p.q.Len() + 1
-			p.stats.steals.Add(1)
-			p.stats.stolen.Add(uint64(n))
-			e.event(EventSteal, p.id, w, n)
-			if !t.take() {
-				e.release(p, t)
-				continue
-			}
+		if t, retry := e.steal(w, p); t != nil {
 			return t, false
+		} else if retry {
+			continue
 		}
 		return nil, false
 	}

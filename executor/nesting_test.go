@@ -12,6 +12,24 @@ import (
 	"github.com/schedkit/schedkit/executor"
 )
 
+// treeNode returns a node of a binary fork-join tree: at depth 0 it counts
+// a leaf in leaves; above, it makes a group, starts its two children of
+// depth d-1 in it and waits.
+func treeNode(leaves *atomic.Int64) func(t executor.Task, d int) error {
+	var node func(t executor.Task, d int) error
+	node = func(t executor.Task, d int) error {
+		if d == 0 {
+			leaves.Add(1)
+			return nil
+		}
+		g, _ := t.NewGroup(context.Background())
+		g.Go(func(t executor.Task) error { return node(t, d-1) })
+		g.Go(func(t executor.Task) error { return node(t, d-1) })
+		return g.Wait()
+	}
+	return node
+}
+
 // waitNesting runs a binary tree of groups of the given depth (every node
 // waits on its two children) and fails if the Waits nested on one M ran
 // deeper than slack levels past the tree's depth. A Wait runs its own
@@ -37,17 +55,7 @@ func waitNesting(procs, depth, slack int) scenario {
 			return err
 		}
 		var leaves atomic.Int64
-		var node func(t executor.Task, d int) error
-		node = func(t executor.Task, d int) error {
-			if d == 0 {
-				leaves.Add(1)
-				return nil
-			}
-			g, _ := t.NewGroup(context.Background())
-			g.Go(func(t executor.Task) error { return node(t, d-1) })
-			g.Go(func(t executor.Task) error { return node(t, d-1) })
-			return g.Wait()
-		}
+		node := treeNode(&leaves)
 		g, _ := e.NewGroup(context.Background())
 		g.Go(func(t executor.Task) error { return node(t, depth) })
 		err = joinErr(g.Wait(), e.Close())

@@ -128,16 +128,10 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 				e.event(EventSpin, p.id, w, 0)
 			}
 			if !e.gqOnly {
-				if t := e.stealer.Steal(p.id, w.rng); t != nil {
-					n := p.q.Len() + 1
-					p.stats.steals.Add(1)
-					p.stats.stolen.Add(uint64(n))
-					e.event(EventSteal, p.id, w, n)
-					if !t.take() {
-						e.release(p, t)
-						continue // the rest of the steal is in the ring
-					}
+				if t, retry := e.steal(w, p); t != nil {
 					return t, false
+				} else if retry {
+					continue // the rest of the steal is in the ring
 				}
 			}
 		}
@@ -491,4 +485,24 @@ func (e *Executor) retake(w *worker, p *proc, s uint32) bool {
 	w.sm.Load().HandoffP()
 	w.lent.Add(-1)
 	return true
+}
+
+// steal runs stealWork's passes for p and counts what it took. It returns
+// the task to run, or nil with retry set when the task it took was a group
+// child that its Wait already ran (dropped here): the rest of the steal is
+// in p's ring, so the caller looks there again.
+func (e *Executor) steal(w *worker, p *proc) (t *task, retry bool) {
+	t = e.stealer.Steal(p.id, w.rng)
+	if t == nil {
+		return nil, false
+	}
+	n := p.q.Len() + 1
+	p.stats.steals.Add(1)
+	p.stats.stolen.Add(uint64(n))
+	e.event(EventSteal, p.id, w, n)
+	if !t.take() {
+		e.release(p, t)
+		return nil, true
+	}
+	return t, false
 }

@@ -388,17 +388,7 @@ func forkJoin(procs, depth int) scenario {
 			return err
 		}
 		var leaves atomic.Int64
-		var node func(t executor.Task, d int) error
-		node = func(t executor.Task, d int) error {
-			if d == 0 {
-				leaves.Add(1)
-				return nil
-			}
-			g, _ := t.NewGroup(context.Background())
-			g.Go(func(t executor.Task) error { return node(t, d-1) })
-			g.Go(func(t executor.Task) error { return node(t, d-1) })
-			return g.Wait()
-		}
+		node := treeNode(&leaves)
 		start := time.Now()
 		g, _ := e.NewGroup(context.Background())
 		g.Go(func(t executor.Task) error { return node(t, depth) })
