@@ -233,8 +233,8 @@ func (e *Executor) globalBatch(w *worker, p *proc) *task {
 // mirrors execute.
 func (e *Executor) execute(w *worker, t *task, inherit bool) {
 	p := w.p.Load()
-	if w.sm.Load().Spinning() { // found work: resetspinning (which may wake another)
-		w.sm.Load().ResetSpinning()
+	if sm := w.sm.Load(); sm.Spinning() { // found work: resetspinning (which may wake another)
+		sm.ResetSpinning()
 		p.stats.spinStops.Add(1)
 		e.event(EventSpinStop, p.id, w, 0)
 	}
