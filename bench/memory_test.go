@@ -86,8 +86,8 @@ func TestHoldQueued(t *testing.T) {
 	}
 	for mut, want := range map[string]string{
 		"early":    "ran before the gate opened",
-		"twice":    "task runs once the gate opened",
-		"lost":     "task runs once the gate opened",
+		"twice":    "task runs in all once the pool closed",
+		"lost":     "task runs in all once the pool closed",
 		"fillerr":  "fake fill failed",
 		"closeerr": "fake close failed",
 	} {

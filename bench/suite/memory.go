@@ -86,7 +86,7 @@ func HoldQueued(fill QueuedFill, n int) (held uint64, err error) {
 		return 0, fmt.Errorf("%d of %d queued tasks ran before the gate opened", early, n)
 	}
 	if got := ran.Load(); got != int64(n) {
-		return 0, fmt.Errorf("%d task runs once the gate opened, want %d", got, n)
+		return 0, fmt.Errorf("%d task runs in all once the pool closed, want %d", got, n)
 	}
 	return held, nil
 }
