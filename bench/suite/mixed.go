@@ -1,0 +1,216 @@
+package suite
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alitto/pond/v2"
+	"github.com/panjf2000/ants/v2"
+	"github.com/sourcegraph/conc/pool"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/schedkit/schedkit/executor"
+)
+
+// The mixed workload: CPU-bound tasks of which every tenth also blocks for
+// a millisecond (handoff's case: entersyscallblock hands the P to another
+// M, so the CPUs stay busy while the blocked task sleeps).
+
+const (
+	// mixedWork is each task's arithmetic, in ppSpin rounds (a few µs).
+	mixedWork = 2048
+	// mixedEvery: one task in mixedEvery blocks.
+	mixedEvery = 10
+	// mixedBlock is how long a blocking task sleeps.
+	mixedBlock = time.Millisecond
+)
+
+// mixedTasks is the number of tasks per op: 4000 per P (about 16ms of
+// arithmetic per P at ~4µs a task, so the last sleeper's 1ms tail is a few
+// percent of an op), 400 per P under Quick.
+func mixedTasks() int {
+	if Quick {
+		return 400 * Procs()
+	}
+	return 4000 * Procs()
+}
+
+// mixedNap is the blocking call, a package-level func so that passing it
+// to Task.Blocking allocates nothing.
+func mixedNap() { time.Sleep(mixedBlock) }
+
+// mixedSlot is one task's record: how many times it ran and its result.
+type mixedSlot struct {
+	runs atomic.Int32
+	out  uint64
+}
+
+// mixedRound is the shared state of one impl's rounds.
+type mixedRound struct {
+	slots []mixedSlot
+	wg    sync.WaitGroup
+	errs  ppErr
+}
+
+// compute is task i's arithmetic; blocks says whether it also blocks.
+func (r *mixedRound) compute(i int) { r.slots[i].out = ppSpin(mixedWork, uint64(i)) }
+
+func (r *mixedRound) blocks(i int) bool { return i%mixedEvery == 0 }
+
+func (r *mixedRound) finish(i int) {
+	r.slots[i].runs.Add(1)
+	r.wg.Done()
+}
+
+// mixedBench runs the workload on one impl: open makes the impl's tasks
+// for r and returns run, which submits all n of them (having done r.wg.Add),
+// and close. One warm-up op, then ops until b.Loop stops.
+func mixedBench(open func(b *testing.B, r *mixedRound, n int) (run func(), close func())) func(*testing.B) {
+	return func(b *testing.B) {
+		n := mixedTasks()
+		r := &mixedRound{slots: make([]mixedSlot, n)}
+		run, closeImpl := open(b, r, n)
+		defer closeImpl()
+		one := func() {
+			for i := range r.slots {
+				r.slots[i].runs.Store(0)
+			}
+			r.wg.Add(n)
+			run()
+			r.wg.Wait()
+			if err := r.errs.get(); err != nil {
+				b.Fatal(err)
+			}
+			for i := range r.slots {
+				if k := r.slots[i].runs.Load(); k != 1 {
+					b.Fatalf("task %d ran %d times, want 1", i, k)
+				}
+			}
+		}
+		one() // warm-up: workers started, Ms made, not measured
+		m := StartTasks(n)
+		for b.Loop() {
+			one()
+		}
+		m.Report(b)
+	}
+}
+
+// mixedSchedkit submits the tasks in one GoBatch; a blocking task sleeps
+// inside Task.Blocking, or not at all if noblock.
+func mixedSchedkit(noblock bool) func(*testing.B, *mixedRound, int) (func(), func()) {
+	return func(b *testing.B, r *mixedRound, n int) (func(), func()) {
+		e := NewExecutor(b, executor.Config{})
+		fs := make([]func(executor.Task), n)
+		for i := range fs {
+			fs[i] = func(t executor.Task) {
+				r.compute(i)
+				if !noblock && r.blocks(i) {
+					if err := t.Blocking(mixedNap); err != nil {
+						r.errs.set(err)
+					}
+				}
+				r.finish(i)
+			}
+		}
+		return func() {
+			if err := e.GoBatch(fs); err != nil {
+				b.Fatal(err)
+			}
+		}, func() {}
+	}
+}
+
+// mixedPeer runs the tasks on a peer: begin, called once per op, returns
+// the op's submit and a wait that returns when every task submitted has
+// run (a pool made per op, as errgroup and conc must be), or nil for a pool
+// made once (mixedPool) that the op's WaitGroup waits for. A blocking task
+// just sleeps on its worker.
+func mixedPeer(begin func(b *testing.B) (submit func(func()) error, wait func() error), close func()) func(*testing.B, *mixedRound, int) (func(), func()) {
+	return func(b *testing.B, r *mixedRound, n int) (func(), func()) {
+		fs := make([]func(), n)
+		for i := range fs {
+			fs[i] = func() {
+				r.compute(i)
+				if r.blocks(i) {
+					mixedNap()
+				}
+				r.finish(i)
+			}
+		}
+		return func() {
+			submit, wait := begin(b)
+			for i, f := range fs {
+				if err := submit(f); err != nil {
+					b.Fatalf("submit of task %d: %v", i, err)
+				}
+			}
+			if wait != nil {
+				if err := wait(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}, close
+	}
+}
+
+// mixedPool is mixedPeer for a pool made once per benchmark by open.
+func mixedPool(open func(b *testing.B) (submit func(func()) error, close func())) func(*testing.B, *mixedRound, int) (func(), func()) {
+	return func(b *testing.B, r *mixedRound, n int) (func(), func()) {
+		submit, closePool := open(b)
+		return mixedPeer(func(*testing.B) (func(func()) error, func() error) { return submit, nil }, closePool)(b, r, n)
+	}
+}
+
+func init() {
+	Register(Workload{
+		Name:  "mixed",
+		Title: "CPU-bound tasks, 10% blocking for 1ms (handoff's case)",
+		About: fmt.Sprintf("An op is %d tasks per P (%d under -quick), submitted from outside; each does a few µs "+
+			"of arithmetic, and every tenth then blocks for 1ms (time.Sleep). ns/task is the op's wall time per "+
+			"task. schedkit: one GoBatch, a blocking task sleeps inside Task.Blocking, which hands its P to "+
+			"another M (entersyscallblock, handoffp) so the other tasks keep every P busy, and takes a P back "+
+			"after. schedkit-noblock: the same tasks with no blocking at all, the reference of the target. "+
+			"Target: schedkit's throughput within 20%% of schedkit-noblock's (its ns/task at most 1.2x): the "+
+			"arithmetic runs at full speed while the sleeps overlap it, since a sleeping task holds no P. An op "+
+			"holds ~16ms of arithmetic per P, so the last sleeper's 1ms, which nothing can overlap, is a few "+
+			"percent. go: a go statement per task (a sleeping goroutine holds no P either). ants (blocking "+
+			"submit), pond, errgroup (SetLimit), conc (WithMaxGoroutines), chanpool (buffered 256): GOMAXPROCS "+
+			"workers, one submit per task, a blocking task sleeping on its worker: the pool's CPUs idle while its "+
+			"workers sleep, which is what handoff avoids.", 4000, 400),
+		Impls: []Impl{
+			{"schedkit", mixedBench(mixedSchedkit(false))},
+			{"schedkit-noblock", mixedBench(mixedSchedkit(true))},
+			{"go", mixedBench(mixedPeer(func(*testing.B) (func(func()) error, func() error) {
+				return func(f func()) error { go f(); return nil }, nil
+			}, func() {}))},
+			{"ants", mixedBench(mixedPool(func(b *testing.B) (func(func()) error, func()) {
+				p, err := ants.NewPool(Procs())
+				if err != nil {
+					b.Fatal(err)
+				}
+				return p.Submit, p.Release
+			}))},
+			{"pond", mixedBench(mixedPool(func(*testing.B) (func(func()) error, func()) {
+				p := pond.NewPool(Procs())
+				return p.Go, p.StopAndWait
+			}))},
+			{"errgroup", mixedBench(mixedPeer(func(*testing.B) (func(func()) error, func() error) {
+				g := new(errgroup.Group)
+				g.SetLimit(Procs())
+				return func(f func()) error { g.Go(func() error { f(); return nil }); return nil }, g.Wait
+			}, func() {}))},
+			{"conc", mixedBench(mixedPeer(func(*testing.B) (func(func()) error, func() error) {
+				p := pool.New().WithMaxGoroutines(Procs())
+				return func(f func()) error { p.Go(f); return nil }, func() error { p.Wait(); return nil }
+			}, func() {}))},
+			{"chanpool", mixedBench(mixedPool(func(*testing.B) (func(func()) error, func()) {
+				p := NewChanPool(Procs(), 256)
+				return func(f func()) error { p.Submit(f); return nil }, p.Close
+			}))},
+		},
+	})
+}
