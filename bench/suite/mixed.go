@@ -28,14 +28,14 @@ const (
 	mixedBlock = time.Millisecond
 )
 
-// mixedTasks is the number of tasks per op: 4000 per P (about 16ms of
-// arithmetic per P at ~4µs a task, so the last sleeper's 1ms tail is a few
-// percent of an op), 400 per P under Quick.
-func mixedTasks() int {
+// mixedPerP is the number of tasks per op and P: 6000 (about 15-25ms of
+// arithmetic per P at 2.5-4µs a task, so the last sleeper's 1ms, which
+// nothing can overlap, is about 5% of an op), 400 under Quick.
+func mixedPerP() int {
 	if Quick {
-		return 400 * Procs()
+		return 400
 	}
-	return 4000 * Procs()
+	return 6000
 }
 
 // mixedNap is the blocking call, a package-level func so that passing it
@@ -65,35 +65,40 @@ func (r *mixedRound) finish(i int) {
 	r.wg.Done()
 }
 
-// mixedBench runs the workload on one impl: open makes the impl's tasks
-// for r and returns run, which submits all n of them (having done r.wg.Add),
-// and close. One warm-up op, then ops until b.Loop stops.
-func mixedBench(open func(b *testing.B, r *mixedRound, n int) (run func(), close func())) func(*testing.B) {
+// mixedRun submits tasks 0..k-1 of the op (r.wg.Add done) and, for a
+// pool made per op, waits for them.
+type mixedRun func(k int)
+
+// mixedBench runs the workload on one impl: open makes the impl's n tasks
+// for r and returns their run, and close. A warm-up of an eighth of the
+// tasks (workers started, Ms made; a bounded pool's full op takes most of
+// a second), then whole ops until b.Loop stops.
+func mixedBench(open func(b *testing.B, r *mixedRound, n int) (mixedRun, func())) func(*testing.B) {
 	return func(b *testing.B) {
-		n := mixedTasks()
+		n := mixedPerP() * Procs()
 		r := &mixedRound{slots: make([]mixedSlot, n)}
 		run, closeImpl := open(b, r, n)
 		defer closeImpl()
-		one := func() {
-			for i := range r.slots {
+		one := func(k int) {
+			for i := range r.slots[:k] {
 				r.slots[i].runs.Store(0)
 			}
-			r.wg.Add(n)
-			run()
+			r.wg.Add(k)
+			run(k)
 			r.wg.Wait()
 			if err := r.errs.get(); err != nil {
 				b.Fatal(err)
 			}
-			for i := range r.slots {
-				if k := r.slots[i].runs.Load(); k != 1 {
-					b.Fatalf("task %d ran %d times, want 1", i, k)
+			for i := range r.slots[:k] {
+				if c := r.slots[i].runs.Load(); c != 1 {
+					b.Fatalf("task %d ran %d times, want 1", i, c)
 				}
 			}
 		}
-		one() // warm-up: workers started, Ms made, not measured
+		one(n / 8)
 		m := StartTasks(n)
 		for b.Loop() {
-			one()
+			one(n)
 		}
 		m.Report(b)
 	}
@@ -101,8 +106,8 @@ func mixedBench(open func(b *testing.B, r *mixedRound, n int) (run func(), close
 
 // mixedSchedkit submits the tasks in one GoBatch; a blocking task sleeps
 // inside Task.Blocking, or not at all if noblock.
-func mixedSchedkit(noblock bool) func(*testing.B, *mixedRound, int) (func(), func()) {
-	return func(b *testing.B, r *mixedRound, n int) (func(), func()) {
+func mixedSchedkit(noblock bool) func(*testing.B, *mixedRound, int) (mixedRun, func()) {
+	return func(b *testing.B, r *mixedRound, n int) (mixedRun, func()) {
 		e := NewExecutor(b, executor.Config{})
 		fs := make([]func(executor.Task), n)
 		for i := range fs {
@@ -116,8 +121,8 @@ func mixedSchedkit(noblock bool) func(*testing.B, *mixedRound, int) (func(), fun
 				r.finish(i)
 			}
 		}
-		return func() {
-			if err := e.GoBatch(fs); err != nil {
+		return func(k int) {
+			if err := e.GoBatch(fs[:k]); err != nil {
 				b.Fatal(err)
 			}
 		}, func() {}
@@ -129,8 +134,8 @@ func mixedSchedkit(noblock bool) func(*testing.B, *mixedRound, int) (func(), fun
 // run (a pool made per op, as errgroup and conc must be), or nil for a pool
 // made once (mixedPool) that the op's WaitGroup waits for. A blocking task
 // just sleeps on its worker.
-func mixedPeer(begin func(b *testing.B) (submit func(func()) error, wait func() error), close func()) func(*testing.B, *mixedRound, int) (func(), func()) {
-	return func(b *testing.B, r *mixedRound, n int) (func(), func()) {
+func mixedPeer(begin func(b *testing.B) (submit func(func()) error, wait func() error), close func()) func(*testing.B, *mixedRound, int) (mixedRun, func()) {
+	return func(b *testing.B, r *mixedRound, n int) (mixedRun, func()) {
 		fs := make([]func(), n)
 		for i := range fs {
 			fs[i] = func() {
@@ -141,9 +146,9 @@ func mixedPeer(begin func(b *testing.B) (submit func(func()) error, wait func() 
 				r.finish(i)
 			}
 		}
-		return func() {
+		return func(k int) {
 			submit, wait := begin(b)
-			for i, f := range fs {
+			for i, f := range fs[:k] {
 				if err := submit(f); err != nil {
 					b.Fatalf("submit of task %d: %v", i, err)
 				}
@@ -158,8 +163,8 @@ func mixedPeer(begin func(b *testing.B) (submit func(func()) error, wait func() 
 }
 
 // mixedPool is mixedPeer for a pool made once per benchmark by open.
-func mixedPool(open func(b *testing.B) (submit func(func()) error, close func())) func(*testing.B, *mixedRound, int) (func(), func()) {
-	return func(b *testing.B, r *mixedRound, n int) (func(), func()) {
+func mixedPool(open func(b *testing.B) (submit func(func()) error, close func())) func(*testing.B, *mixedRound, int) (mixedRun, func()) {
+	return func(b *testing.B, r *mixedRound, n int) (mixedRun, func()) {
 		submit, closePool := open(b)
 		return mixedPeer(func(*testing.B) (func(func()) error, func() error) { return submit, nil }, closePool)(b, r, n)
 	}
@@ -169,18 +174,18 @@ func init() {
 	Register(Workload{
 		Name:  "mixed",
 		Title: "CPU-bound tasks, 10% blocking for 1ms (handoff's case)",
-		About: fmt.Sprintf("An op is %d tasks per P (%d under -quick), submitted from outside; each does a few µs "+
-			"of arithmetic, and every tenth then blocks for 1ms (time.Sleep). ns/task is the op's wall time per "+
-			"task. schedkit: one GoBatch, a blocking task sleeps inside Task.Blocking, which hands its P to "+
-			"another M (entersyscallblock, handoffp) so the other tasks keep every P busy, and takes a P back "+
+		About: fmt.Sprintf("An op is %d tasks per P (%d under -quick), submitted from outside; each does a few "+
+			"µs of arithmetic, and every tenth then blocks for 1ms (time.Sleep). ns/task is the op's wall time "+
+			"per task. schedkit: one GoBatch; a blocking task sleeps inside Task.Blocking, which hands its P to "+
+			"another M (entersyscallblock, handoffp), so the other tasks keep every P busy, and takes a P back "+
 			"after. schedkit-noblock: the same tasks with no blocking at all, the reference of the target. "+
-			"Target: schedkit's throughput within 20%% of schedkit-noblock's (its ns/task at most 1.2x): the "+
-			"arithmetic runs at full speed while the sleeps overlap it, since a sleeping task holds no P. An op "+
-			"holds ~16ms of arithmetic per P, so the last sleeper's 1ms, which nothing can overlap, is a few "+
-			"percent. go: a go statement per task (a sleeping goroutine holds no P either). ants (blocking "+
-			"submit), pond, errgroup (SetLimit), conc (WithMaxGoroutines), chanpool (buffered 256): GOMAXPROCS "+
-			"workers, one submit per task, a blocking task sleeping on its worker: the pool's CPUs idle while its "+
-			"workers sleep, which is what handoff avoids.", 4000, 400),
+			"Target: schedkit's throughput within 20%% of schedkit-noblock's (its ns/task at most 1.2x), i.e. "+
+			"the arithmetic runs at full speed with the sleeps overlapped, since a sleeping task holds no P. "+
+			"An op holds 15-25ms of arithmetic per P, so the last sleeper's 1ms, which nothing can overlap, "+
+			"is about 5%% of it (a quarter under -quick). go: a go statement per task (a sleeping goroutine "+
+			"holds no P either). ants (blocking submit), pond, errgroup (SetLimit), conc (WithMaxGoroutines), "+
+			"chanpool (buffered 256): GOMAXPROCS workers, one submit per task, a blocking task sleeping on its "+
+			"worker, so the pool's CPUs idle while its workers sleep: what handoff avoids.", 6000, 400),
 		Impls: []Impl{
 			{"schedkit", mixedBench(mixedSchedkit(false))},
 			{"schedkit-noblock", mixedBench(mixedSchedkit(true))},

@@ -75,6 +75,7 @@ type ppPair struct {
 	runs    []atomic.Int32  // how many times queued task i ran
 	ran     atomic.Int32    // queued tasks that ran
 	msgs    int             // messages sent by both sides
+	lost    bool            // a side saw a message out of turn
 	gaveUp  bool            // ping side: stopped with tasks still queued
 	sink    uint64
 }
@@ -84,7 +85,7 @@ func newPPPair(q int) *ppPair {
 }
 
 func (p *ppPair) reset() {
-	p.spawned, p.msgs, p.gaveUp = 0, 0, false
+	p.spawned, p.msgs, p.lost, p.gaveUp = 0, 0, false, false
 	p.ran.Store(0)
 	for i := range p.runs {
 		p.runs[i].Store(0)
@@ -155,6 +156,9 @@ func ppBench(open ppOpen) func(*testing.B) {
 			}
 			round()
 			for _, p := range pairs {
+				if p.lost {
+					b.Fatal("a message was lost or delivered twice: a step ran other than once")
+				}
 				if p.gaveUp {
 					b.Fatalf("a pair stopped after its queued tasks waited %v: %d of %d ran", ppGiveUp, p.ran.Load(), p.q)
 				}
@@ -192,7 +196,10 @@ type skPair struct {
 	done       *sync.WaitGroup
 }
 
+// A ping step runs after an even number of messages, a pong step after an
+// odd one: a step run twice, or lost, breaks the alternation.
 func (s *skPair) pingStep(t executor.Task) {
+	s.lost = s.lost || s.msgs%2 != 0
 	s.sink = ppSpin(ppWork, s.sink)
 	if i, ok := s.due(); ok {
 		t.Go(s.queued[i]) // into runnext; the next spawn moves it to the ring
@@ -206,6 +213,7 @@ func (s *skPair) pingStep(t executor.Task) {
 }
 
 func (s *skPair) pongStep(t executor.Task) {
+	s.lost = s.lost || s.msgs%2 != 1
 	s.sink = ppSpin(ppWork, s.sink)
 	s.msgs++
 	t.Go(s.ping)
@@ -240,12 +248,12 @@ func ppGoroutines(p *ppPair, queued []func(), submit func(func())) {
 	toPong, toPing := make(chan int), make(chan int)
 	go func() {
 		for m := range toPong {
+			p.lost = p.lost || m != p.msgs
 			p.sink = ppSpin(ppWork, p.sink)
 			p.msgs++
-			toPing <- m + 1
+			toPing <- p.msgs
 		}
 	}()
-	m := 0
 	for {
 		p.sink = ppSpin(ppWork, p.sink)
 		if p.over() {
@@ -253,7 +261,7 @@ func ppGoroutines(p *ppPair, queued []func(), submit func(func())) {
 			return
 		}
 		p.msgs++
-		toPong <- m + 1
+		toPong <- p.msgs
 		// Past the first message each side blocks in its send until the
 		// other receives, and that receive readies it: the one below
 		// readies pong, which displaces a task queued here from runnext,
@@ -262,7 +270,8 @@ func ppGoroutines(p *ppPair, queued []func(), submit func(func())) {
 		if i, ok := p.due(); ok {
 			submit(queued[i])
 		}
-		m = <-toPing
+		m := <-toPing
+		p.lost = p.lost || m != p.msgs
 	}
 }
 
@@ -358,7 +367,9 @@ func init() {
 			"goroutine pairs (Procs workers could not host 2*Procs sides that wait on each other), each queued " +
 			"task submitted to a pool of GOMAXPROCS workers (ants blocking; pond unbounded queue; errgroup " +
 			"SetLimit and conc WithMaxGoroutines, one per round; chanpool buffered 256), whose worker " +
-			"goroutine the Go scheduler must then run beside the pairs.",
+			"goroutine the Go scheduler must then run beside the pairs; a bounded pool's submit blocks the " +
+			"ping side while every worker is taken (a worker readied but not yet run counts), which pauses " +
+			"that pair and lets its P run the queue: a shorter wait bought by stalling the pair.",
 		Impls: []Impl{
 			{"schedkit", ppBench(ppSchedkit)},
 			{"go", ppBench(ppPeer(func(*testing.B) (func(func()), func() error) {
