@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/schedkit/schedkit/fuzz"
@@ -383,7 +382,7 @@ func (m *gqRun) misuse(kind, n int) error {
 
 // gqSeeds are hand-written programs: each exercises paths on purpose.
 func gqSeeds() []fuzz.Program {
-	s := func(actor, op, arg int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op, Arg: arg} }
+	s := seqStep
 	batch := func(requested, procs int) int { return (requested - 1) + gqMaxBatch*(procs-1) }
 	var progs []fuzz.Program
 	// Puts and Gets, batches of every cap.
@@ -423,58 +422,19 @@ func gqSeeds() []fuzz.Program {
 // findRunnable-like schedule turns that move batches into the rings,
 // through a program decoded from the input; every result is compared with
 // a sequential model.
-func FuzzGlobalQ(f *testing.F) {
-	for _, p := range gqSeeds() {
-		f.Add(gqSpec.Encode(p))
-	}
-	for _, b := range corpusSeeds(f) {
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := runGQ(data, newGQReal); err != nil {
-			t.Fatalf("%v\nprogram: %s", err, gqSpec.Format(gqSpec.Decode(data)))
-		}
-	})
-}
+func FuzzGlobalQ(f *testing.F) { gqTarget.fuzz(f) }
+
+var gqTarget = seqTarget{spec: gqSpec, seeds: gqSeeds,
+	interpret: func(b []byte) (map[string]int, error) { return interpretGQ(b, newGQReal) }}
 
 // TestGlobalQSeeds runs the hand-written seeds, requires that together they
 // take every path of the model, and logs how far the corpus files reach.
 func TestGlobalQSeeds(t *testing.T) {
-	hand := map[string]int{}
-	for n, p := range gqSeeds() {
-		b := gqSpec.Encode(p)
-		if got := gqSpec.Decode(b); !slices.Equal(got.Steps, p.Steps) || got.Actors != p.Actors {
-			t.Fatalf("seed %d does not round-trip: %+v", n, got)
-		}
-		seen, err := interpretGQ(b, newGQReal)
-		if err != nil {
-			t.Errorf("seed %d: %v", n, err)
-		}
-		for k, v := range seen {
-			hand[k] += v
-		}
-	}
-	for _, path := range []string{
+	gqTarget.testSeeds(t, []string{
 		"Put", "PutBatch", "PutBatch across chunks", "Spawn", "Spawn overflow into the queue", "Get", "Get empty",
 		"GetBatch empty", "GetBatch capped by len/procs+1", "GetBatch capped by requested", "GetBatch takes all",
 		"Schedule fairness Get", "Schedule ring", "Schedule batch into the ring", "Len", "Misuse",
-	} {
-		if hand[path] == 0 {
-			t.Errorf("no hand-written seed takes the path %q", path)
-		}
-	}
-	t.Logf("hand-written seeds: %v", hand)
-	corpus := map[string]int{}
-	for path, b := range corpusSeeds(t) {
-		seen, err := interpretGQ(b, newGQReal)
-		if err != nil {
-			t.Errorf("%s: %v", path, err)
-		}
-		for k, v := range seen {
-			corpus[k] += v
-		}
-	}
-	t.Logf("corpus seeds: %v", corpus)
+	})
 }
 
 // Broken queues for TestFuzzGlobalQCatchesBrokenQueue. Each embeds the real
@@ -535,7 +495,7 @@ func (q gqEmptyLies) Empty() bool { return q.Len() <= 1 }
 // fail: on fixed programs it must report a mismatch for each broken queue,
 // and none for the real one.
 func TestFuzzGlobalQCatchesBrokenQueue(t *testing.T) {
-	s := func(actor, op, arg int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op, Arg: arg} }
+	s := seqStep
 	steps := make([]fuzz.Step, 0, lfq.Size+10)
 	for range lfq.Size + 1 {
 		steps = append(steps, s(0, gqOpSpawn, 0)) // the last overflows 129 into the queue
@@ -552,27 +512,11 @@ func TestFuzzGlobalQCatchesBrokenQueue(t *testing.T) {
 	if err := runGQ(prog, newGQReal); err != nil {
 		t.Fatalf("the real queue fails the fixed program: %v", err)
 	}
-	broken := []struct {
-		name     string
-		newQueue func() gqQueue
-		want     string // in the error
-	}{
+	catchesBroken(t, "queue", []brokenVariant[func() gqQueue]{
 		{"PutBatch drops the last item", func() gqQueue { return gqDropsLast{newGQReal().(gqReal)} }, "Len()"},
 		{"GetBatch runs the newest item", func() gqQueue { return gqRunsNewest{newGQReal().(gqReal)} }, "GetBatch(128, 2)"},
 		{"GetBatch share off by one", func() gqQueue { return gqShareOffByOne{newGQReal().(gqReal)} }, "GetBatch(128, 2)"},
 		{"Put accepts nil", func() gqQueue { return gqNilAccepted{newGQReal().(gqReal)} }, "did not panic"},
 		{"Empty true with one item", func() gqQueue { return gqEmptyLies{newGQReal().(gqReal)} }, "Empty()"},
-	}
-	for _, b := range broken {
-		t.Run(b.name, func(t *testing.T) {
-			err := runGQ(prog, b.newQueue)
-			if err == nil {
-				t.Fatal("the interpreter accepted a broken queue")
-			}
-			if !strings.Contains(err.Error(), b.want) {
-				t.Fatalf("error %q, want one mentioning %q", err, b.want)
-			}
-			t.Logf("caught: %v", err)
-		})
-	}
+	}, func(_ *testing.T, newQueue func() gqQueue) error { return runGQ(prog, newQueue) })
 }

@@ -3,9 +3,6 @@ package fuzz_test
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -436,7 +433,7 @@ func (m *ringRun) misuse(i, kind, n int) error {
 
 // ringSeeds are hand-written programs: each exercises one path on purpose.
 func ringSeeds() []fuzz.Program {
-	s := func(actor, op, arg int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op, Arg: arg} }
+	s := seqStep
 	fill := func(actor int) []fuzz.Step { // 256 items in two batches
 		return []fuzz.Step{s(actor, opPutBatch, 200), s(actor, opPutBatch, 56)}
 	}
@@ -485,87 +482,25 @@ func ringSeeds() []fuzz.Program {
 	return progs
 }
 
-// corpusSeeds returns every file under testdata/corpus/<format>/.
-func corpusSeeds(tb testing.TB) map[string][]byte {
-	seeds := map[string][]byte{}
-	err := filepath.WalkDir(filepath.Join("testdata", "corpus"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		if filepath.Dir(filepath.Dir(path)) != filepath.Join("testdata", "corpus") {
-			return nil // the LICENSE beside the format folders
-		}
-		b, err := os.ReadFile(path)
-		seeds[path] = b
-		return err
-	})
-	if err != nil {
-		tb.Fatalf("reading the seed corpus: %v", err)
-	}
-	if len(seeds) == 0 {
-		tb.Fatal("no seed corpus under testdata/corpus")
-	}
-	return seeds
-}
-
 // FuzzRing drives 2 to 4 lfq rings, one owner actor each, through a program
 // decoded from the input and compares every result with a sequential model.
 //
 // The rings start at index 0: lfq exports no way to start near the uint32
 // wrap, and reaching it by operations would take some 2^32 of them, so
 // wraparound is left to lfq's own tests.
-func FuzzRing(f *testing.F) {
-	for _, p := range ringSeeds() {
-		f.Add(ringSpec.Encode(p))
-	}
-	for _, b := range corpusSeeds(f) {
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := runRing(data, newLFQRing); err != nil {
-			t.Fatalf("%v\nprogram: %s", err, ringSpec.Format(ringSpec.Decode(data)))
-		}
-	})
-}
+func FuzzRing(f *testing.F) { ringTarget.fuzz(f) }
+
+var ringTarget = seqTarget{spec: ringSpec, seeds: ringSeeds,
+	interpret: func(b []byte) (map[string]int, error) { return interpretRing(b, newLFQRing) }}
 
 // TestRingSeeds runs the hand-written seeds, requires that together they
 // take every path of the model, and logs how far the corpus files reach.
 func TestRingSeeds(t *testing.T) {
-	hand := map[string]int{}
-	for n, p := range ringSeeds() {
-		b := ringSpec.Encode(p)
-		if got := ringSpec.Decode(b); !slices.Equal(got.Steps, p.Steps) || got.Actors != p.Actors {
-			t.Fatalf("seed %d does not round-trip: %+v", n, got)
-		}
-		seen, err := interpretRing(b, newLFQRing)
-		if err != nil {
-			t.Errorf("seed %d: %v", n, err)
-		}
-		for k, v := range seen {
-			hand[k] += v
-		}
-	}
-	for _, path := range []string{
+	ringTarget.testSeeds(t, []string{
 		"Put", "Put overflow", "PutBatch", "PutBatch partial", "PutBatch nil panics",
 		"PutBatch nil past the room panics", "Get", "Get empty", "Drain", "Len", "StealHalf",
 		"StealHalf 128", "StealHalf empty", "StealHalf full dst panics", "Misuse",
-	} {
-		if hand[path] == 0 {
-			t.Errorf("no hand-written seed takes the path %q", path)
-		}
-	}
-	t.Logf("hand-written seeds: %v", hand)
-	corpus := map[string]int{}
-	for path, b := range corpusSeeds(t) {
-		seen, err := interpretRing(b, newLFQRing)
-		if err != nil {
-			t.Errorf("%s: %v", path, err)
-		}
-		for k, v := range seen {
-			corpus[k] += v
-		}
-	}
-	t.Logf("corpus seeds: %v", corpus)
+	})
 }
 
 // Broken rings for TestFuzzRingCatchesBrokenRing. Each embeds a correct
@@ -617,7 +552,7 @@ func (q putBatchNoCheck) PutBatch(ts []*item) int {
 // fixed programs it must report a mismatch for each broken ring, and none
 // for the real one.
 func TestFuzzRingCatchesBrokenRing(t *testing.T) {
-	s := func(actor, op, arg int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op, Arg: arg} }
+	s := seqStep
 	prog := ringSpec.Encode(fuzz.Program{Actors: 2, Steps: []fuzz.Step{
 		s(0, opPutBatch, 256), s(0, opPut, 0), // overflow
 		s(1, opStealHalf, 0),                  // steal 64 of 128
@@ -627,35 +562,19 @@ func TestFuzzRingCatchesBrokenRing(t *testing.T) {
 	if err := runRing(prog, newLFQRing); err != nil {
 		t.Fatalf("the real ring fails the fixed program: %v", err)
 	}
-	broken := []struct {
-		name    string
-		newRing func() ring
-		want    string // in the error
-	}{
+	catchesBroken(t, "ring", []brokenVariant[func() ring]{
 		{"StealHalf returns an item twice", func() ring { return stealTwice{newLFQRing().(lfqRing)} }, "Len()"},
 		{"overflow drops the new item", func() ring { return overflowDropsNew{newLFQRing().(lfqRing)} }, "overflowing Put"},
 		{"Drain reverses", func() ring { return drainReversed{newLFQRing().(lfqRing)} }, "Drain on ring 0"},
 		{"PutBatch skips nil", func() ring { return putBatchNoCheck{newLFQRing().(lfqRing)} }, "did not panic"},
-	}
-	for _, b := range broken {
-		t.Run(b.name, func(t *testing.T) {
-			err := runRing(prog, b.newRing)
-			if err == nil {
-				t.Fatal("the interpreter accepted a broken ring")
-			}
-			if !strings.Contains(err.Error(), b.want) {
-				t.Fatalf("error %q, want one mentioning %q", err, b.want)
-			}
-			t.Logf("caught: %v", err)
-		})
-	}
+	}, func(_ *testing.T, newRing func() ring) error { return runRing(prog, newRing) })
 }
 
 // BenchmarkRingProgram4KiB measures one FuzzRing execution on 4 KiB inputs:
 // the worst case (full batches of 300, each ring drained between them, so
 // 256 new items every other step) and random bytes.
 func BenchmarkRingProgram4KiB(b *testing.B) {
-	s := func(actor, op, arg int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op, Arg: arg} }
+	s := seqStep
 	worst := fuzz.Program{Actors: 4}
 	for n := range ringSpec.MaxSteps / 2 {
 		worst.Steps = append(worst.Steps, s(n%4, opPutBatch, maxBatch), s(n%4, opDrain, 0))

@@ -439,7 +439,7 @@ func (m *rnRun) misuse(i, kind int) error {
 
 // runnextSeeds are hand-written programs: each exercises one path on purpose.
 func runnextSeeds() []fuzz.Program {
-	s := func(actor, op, arg int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op, Arg: arg} }
+	s := seqStep
 	steal := func(thief, victimOffset int, stealNext bool) fuzz.Step {
 		return s(thief, rnOpStealHalf, victimOffset<<1|btoi(stealNext))
 	}
@@ -485,62 +485,19 @@ func runnextSeeds() []fuzz.Program {
 // compares every result, and how long every steal waited, with a sequential
 // model. Each input runs in a testing/synctest bubble: Advance and the
 // thieves' waits move the bubble's fake clock, never real time.
-func FuzzRunnext(f *testing.F) {
-	for _, p := range runnextSeeds() {
-		f.Add(runnextSpec.Encode(p))
-	}
-	for _, b := range corpusSeeds(f) {
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		synctest.Test(t, func(t *testing.T) {
-			if err := runRunnext(data, newRNReal); err != nil {
-				t.Fatalf("%v\nprogram: %s", err, runnextSpec.Format(runnextSpec.Decode(data)))
-			}
-		})
-	})
-}
+func FuzzRunnext(f *testing.F) { runnextTarget.fuzz(f) }
+
+var runnextTarget = seqTarget{spec: runnextSpec, seeds: runnextSeeds, bubble: true,
+	interpret: func(b []byte) (map[string]int, error) { return interpretRunnext(b, newRNReal) }}
 
 // TestRunnextSeeds runs the hand-written seeds, requires that together they
 // take every path of the model, and logs how far the corpus files reach.
 func TestRunnextSeeds(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		hand := map[string]int{}
-		for n, p := range runnextSeeds() {
-			b := runnextSpec.Encode(p)
-			if got := runnextSpec.Decode(b); !slices.Equal(got.Steps, p.Steps) || got.Actors != p.Actors {
-				t.Fatalf("seed %d does not round-trip: %+v", n, got)
-			}
-			seen, err := interpretRunnext(b, newRNReal)
-			if err != nil {
-				t.Errorf("seed %d: %v", n, err)
-			}
-			for k, v := range seen {
-				hand[k] += v
-			}
-		}
-		for _, path := range []string{
-			"PutNext", "PutNext displaces", "Put", "overflow", "PutBatch", "PutBatch partial", "Get runnext",
-			"Get ring", "Get empty", "Drain", "Len", "Empty", "StealHalf ring", "StealHalf runnext",
-			"StealHalf runnext waited", "StealHalf runnext refused", "StealHalf empty", "StealHalf full dst panics",
-			"Advance", "Misuse",
-		} {
-			if hand[path] == 0 {
-				t.Errorf("no hand-written seed takes the path %q", path)
-			}
-		}
-		t.Logf("hand-written seeds: %v", hand)
-		corpus := map[string]int{}
-		for path, b := range corpusSeeds(t) {
-			seen, err := interpretRunnext(b, newRNReal)
-			if err != nil {
-				t.Errorf("%s: %v", path, err)
-			}
-			for k, v := range seen {
-				corpus[k] += v
-			}
-		}
-		t.Logf("corpus seeds: %v", corpus)
+	runnextTarget.testSeeds(t, []string{
+		"PutNext", "PutNext displaces", "Put", "overflow", "PutBatch", "PutBatch partial", "Get runnext",
+		"Get ring", "Get empty", "Drain", "Len", "Empty", "StealHalf ring", "StealHalf runnext",
+		"StealHalf runnext waited", "StealHalf runnext refused", "StealHalf empty", "StealHalf full dst panics",
+		"Advance", "Misuse",
 	})
 }
 
@@ -619,7 +576,7 @@ func (q rnImpatient) Drain(dst []*item) []*item {
 // fail: on one fixed program it must report a mismatch for each broken
 // queue, and none for the real one.
 func TestFuzzRunnextCatchesBrokenQueues(t *testing.T) {
-	s := func(actor, op, arg int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op, Arg: arg} }
+	s := seqStep
 	prog := runnextSpec.Encode(fuzz.Program{Actors: 2, Steps: []fuzz.Step{
 		s(0, rnOpPutNext, 0), s(0, rnOpPutNext, 0), // one displaced into the ring
 		s(1, rnOpStealHalf, 0), // an earlier pass: takes the ring's task only
@@ -634,27 +591,13 @@ func TestFuzzRunnextCatchesBrokenQueues(t *testing.T) {
 			t.Fatalf("the real queue fails the fixed program: %v", err)
 		}
 	})
-	broken := []struct {
-		name     string
-		newQueue rnNewQueue
-		want     string // in the error
-	}{
+	catchesBroken(t, "queue", []brokenVariant[rnNewQueue]{
 		{"Get ignores inheritTime", func(d time.Duration) rnQueue { return rnNoInherit{newRNReal(d).(rnReal)} }, "inheritTime"},
 		{"every steal takes runnext", func(d time.Duration) rnQueue { return rnGreedy{newRNReal(d).(rnReal)} }, "StealHalf(stealNext=false)"},
 		{"Drain loses runnext", func(d time.Duration) rnQueue { return rnDrainDropsNext{newRNReal(d).(rnReal)} }, "Drain on queue 0"},
 		{"thieves ignore the delay", newRNImpatient, "want after 3µs"},
-	}
-	for _, b := range broken {
-		t.Run(b.name, func(t *testing.T) {
-			var err error
-			synctest.Test(t, func(*testing.T) { err = runRunnext(prog, b.newQueue) })
-			if err == nil {
-				t.Fatal("the interpreter accepted a broken queue")
-			}
-			if !strings.Contains(err.Error(), b.want) {
-				t.Fatalf("error %q, want one mentioning %q", err, b.want)
-			}
-			t.Logf("caught: %v", err)
-		})
-	}
+	}, func(t *testing.T, newQueue rnNewQueue) (err error) {
+		synctest.Test(t, func(*testing.T) { err = runRunnext(prog, newQueue) })
+		return err
+	})
 }

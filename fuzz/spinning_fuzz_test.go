@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -558,7 +557,7 @@ func runSpinning(data []byte, impl spinImpl) error {
 
 // spinSeeds are hand-written programs, each exercising paths on purpose.
 func spinSeeds() []fuzz.Program {
-	s := func(actor, op, arg int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op, Arg: arg} }
+	s := seqStep
 	return []fuzz.Program{
 		// Park both Ms, submit: one wakes spinning, takes the task, and as
 		// the last spinner wakes the other; both drop and park again.
@@ -595,59 +594,20 @@ func spinSeeds() []fuzz.Program {
 
 // FuzzSpinning checks the Sched against its model on programs decoded from
 // the input; seeds are the hand-written programs and every corpus file.
-func FuzzSpinning(f *testing.F) {
-	for _, p := range spinSeeds() {
-		f.Add(spinSpec.Encode(p))
-	}
-	for _, b := range corpusSeeds(f) {
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := runSpinning(data, spinReal); err != nil {
-			t.Fatalf("%v\nprogram: %s", err, spinSpec.Format(spinSpec.Decode(data)))
-		}
-	})
-}
+func FuzzSpinning(f *testing.F) { spinTarget.fuzz(f) }
+
+var spinTarget = seqTarget{spec: spinSpec, seeds: spinSeeds,
+	interpret: func(b []byte) (map[string]int, error) { return interpretSpinning(b, spinReal) }}
 
 // TestSpinningSeeds runs the hand-written seeds, requires that together
 // they take the main paths of the model, and logs how far the corpus files
 // reach.
 func TestSpinningSeeds(t *testing.T) {
-	hand := map[string]int{}
-	for n, p := range spinSeeds() {
-		b := spinSpec.Encode(p)
-		if got := spinSpec.Decode(b); !slices.Equal(got.Steps, p.Steps) || got.Actors != p.Actors {
-			t.Fatalf("seed %d does not round-trip: %+v", n, got)
-		}
-		seen, err := interpretSpinning(b, spinReal)
-		if err != nil {
-			t.Errorf("seed %d: %v", n, err)
-		}
-		for k, v := range seen {
-			hand[k] += v
-		}
-	}
-	for _, path := range []string{
+	spinTarget.testSeeds(t, []string{
 		"Submit", "Wakep", "M woken", "Take", "ResetSpinning", "BecomeSpinning true", "re-spin",
 		"needspinning set", "needspinning answered", "handoff waits", "StopM parks", "StopM takes a handoff",
 		"StopM exits", "HandoffP", "Shutdown", "Misuse",
-	} {
-		if hand[path] == 0 {
-			t.Errorf("no hand-written seed takes the path %q", path)
-		}
-	}
-	t.Logf("hand-written seeds: %v", hand)
-	corpus := map[string]int{}
-	for path, b := range corpusSeeds(t) {
-		seen, err := interpretSpinning(b, spinReal)
-		if err != nil {
-			t.Errorf("%s: %v", path, err)
-		}
-		for k, v := range seen {
-			corpus[k] += v
-		}
-	}
-	t.Logf("corpus seeds: %v", corpus)
+	})
 }
 
 // TestFuzzSpinningCatchesBrokenVariants shows FuzzSpinning's interpreter

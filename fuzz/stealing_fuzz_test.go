@@ -453,7 +453,7 @@ func runStealing(data []byte, newS stNewStealer) error {
 
 // stSeeds are hand-written programs: each exercises paths on purpose.
 func stSeeds() []fuzz.Program {
-	s := func(actor, op, arg int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op, Arg: arg} }
+	s := seqStep
 	var progs []fuzz.Program
 	// One P: nothing to steal from, whatever the seed.
 	progs = append(progs, fuzz.Program{Actors: 1, Steps: []fuzz.Step{
@@ -488,59 +488,20 @@ func stSeeds() []fuzz.Program {
 // FuzzStealing runs a program of Put, PutNext and Get on each P's queue,
 // idle marks, Steal and Pass by any P, and misuse, and compares every
 // result with the model.
-func FuzzStealing(f *testing.F) {
-	for _, p := range stSeeds() {
-		f.Add(stSpec.Encode(p))
-	}
-	for _, b := range corpusSeeds(f) {
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := runStealing(data, stNewReal); err != nil {
-			t.Fatalf("%v\nprogram: %s", err, stSpec.Format(stSpec.Decode(data)))
-		}
-	})
-}
+func FuzzStealing(f *testing.F) { stTarget.fuzz(f) }
+
+var stTarget = seqTarget{spec: stSpec, seeds: stSeeds,
+	interpret: func(b []byte) (map[string]int, error) { return interpretStealing(b, stNewReal) }}
 
 // TestStealingSeeds runs the hand-written seeds, requires that together
 // they take every path of the model, and logs how far the corpus files
 // reach.
 func TestStealingSeeds(t *testing.T) {
-	hand := map[string]int{}
-	for n, p := range stSeeds() {
-		b := stSpec.Encode(p)
-		if got := stSpec.Decode(b); !slices.Equal(got.Steps, p.Steps) || got.Actors != p.Actors {
-			t.Fatalf("seed %d does not round-trip: %+v", n, got)
-		}
-		seen, err := interpretStealing(b, stNewReal)
-		if err != nil {
-			t.Errorf("seed %d: %v", n, err)
-		}
-		for k, v := range seen {
-			hand[k] += v
-		}
-	}
-	for _, path := range []string{
+	stTarget.testSeeds(t, []string{
 		"Put", "Put overflow", "PutNext", "PutNext displaces", "Get", "Get empty", "Idle", "Steal", "Pass",
 		"steal from a ring", "steal the last item of a ring", "steal a runnext task", "steal found nothing",
 		"Steal found work on the last pass", "steal into a full ring panics", "Misuse",
-	} {
-		if hand[path] == 0 {
-			t.Errorf("no hand-written seed takes the path %q", path)
-		}
-	}
-	t.Logf("hand-written seeds: %v", hand)
-	corpus := map[string]int{}
-	for path, b := range corpusSeeds(t) {
-		seen, err := interpretStealing(b, stNewReal)
-		if err != nil {
-			t.Errorf("%s: %v", path, err)
-		}
-		for k, v := range seen {
-			corpus[k] += v
-		}
-	}
-	t.Logf("corpus seeds: %v", corpus)
+	})
 }
 
 // stHand is a stealer written by hand over the queues, with knobs that
@@ -615,7 +576,7 @@ func stNewHand(knobs stHand) stNewStealer {
 // expected reason, and accept the real one and the hand-written one with no
 // knob.
 func TestFuzzStealingCatchesBrokenStealers(t *testing.T) {
-	s := func(actor, op, arg int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op, Arg: arg} }
+	s := seqStep
 	prog := stSpec.Encode(fuzz.Program{Actors: 4, Steps: []fuzz.Step{
 		s(3, stOpPutNext, 0), s(2, stOpIdle, 0), // P 3: a runnext task only; P 2 idle
 		s(0, stOpSteal, 4), // start at P 0 (itself), stride 1: 1, 2 (idle), 3
@@ -628,29 +589,13 @@ func TestFuzzStealingCatchesBrokenStealers(t *testing.T) {
 			t.Fatalf("the %s stealer fails the fixed program: %v", name, err)
 		}
 	}
-	broken := []struct {
-		name string
-		newS stNewStealer
-		want string
-	}{
+	catchesBroken(t, "stealer", []brokenVariant[stNewStealer]{
 		{"visits in index order", stNewHand(stHand{indexOrder: true}), "the model expects"},
 		{"runnext on every pass", stNewHand(stHand{nextEveryPass: true}), "the model expects"},
 		{"steals from itself", stNewHand(stHand{noSelfSkip: true}), "the model expects"},
 		{"skips the busy Ps", stNewHand(stHand{invertIdle: true}), "the model expects"},
 		{"returns a task it also queued", stNewHand(stHand{returnsFirst: true}), "Len()"},
-	}
-	for _, b := range broken {
-		t.Run(b.name, func(t *testing.T) {
-			err := runStealing(prog, b.newS)
-			if err == nil {
-				t.Fatal("the interpreter accepted a broken stealer")
-			}
-			if !strings.Contains(err.Error(), b.want) {
-				t.Fatalf("error %q, want one mentioning %q", err, b.want)
-			}
-			t.Logf("caught: %v", err)
-		})
-	}
+	}, func(_ *testing.T, newS stNewStealer) error { return runStealing(prog, newS) })
 	if err := runStealing(prog, func([]*stQ, *stealing.IdleMask) (stStealer, error) {
 		return nil, errors.New("no stealer")
 	}); err == nil {
