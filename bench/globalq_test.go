@@ -13,7 +13,9 @@ import (
 // The global run queue against what a user would pick instead: a buffered
 // channel, and a slice under a sync.Mutex. Every benchmark here has one
 // sub-benchmark per implementation, named impl=NAME, the globalq.Queue
-// column first; identifiers of this file start with gq.
+// column first; the batch and put/get benchmarks also have impl=floor, the
+// least locked work the operation needs (floor_test.go). Identifiers of
+// this file start with gq.
 
 const (
 	gqBatch  = lfq.Size / 2 // what findRunnable asks GetBatch for: 128

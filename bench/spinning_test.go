@@ -19,6 +19,10 @@ import (
 //	                                    submit one empty task, wake the worker, wait until
 //	                                    it has run the task and is parked (or waiting) again
 //
+// Each also has impl=floor (floor_test.go): in the fast path the one load
+// of the spinning count a submitter needs, in the slow path two goroutine
+// wakeups through channels, the least the round trip can cost in Go.
+//
 // In the fast path the peers are a sync.Cond with no waiter (Signal) and a
 // cap-1 notification channel that is already full (a select with default),
 // the usual "kick the worker" idiom. In the slow path they are a worker
