@@ -1,9 +1,7 @@
 package globalq_test
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -92,26 +90,18 @@ func linModel(init []int) porcupine.Model {
 		Init:  func() any { return init },
 		Step:  linStep,
 		Equal: func(a, b any) bool { return slices.Equal(a.([]int), b.([]int)) },
-		Hash: func(state any) uint64 {
-			h := fnv.New64a()
-			var b []byte
-			for _, v := range state.([]int) {
-				b = binary.LittleEndian.AppendUint64(b, uint64(v))
-			}
-			h.Write(b)
-			return h.Sum64()
-		},
+		Hash:  func(state any) uint64 { return linearize.HashWords(nil, state.([]int)) },
 		DescribeOperation: func(input, output any) string {
 			in, out := input.(linInput), output.(linOutput)
 			switch in.kind {
 			case linPut:
 				return fmt.Sprintf("Put(%d)", in.items[0])
 			case linPutBatch:
-				return fmt.Sprintf("PutBatch(%s)", describeIDs(in.items))
+				return fmt.Sprintf("PutBatch(%s)", linearize.DescribeIDs(in.items))
 			case linGet:
-				return fmt.Sprintf("Get() -> %s", describeIDs(out.items))
+				return fmt.Sprintf("Get() -> %s", linearize.DescribeIDs(out.items))
 			case linGetBatch:
-				return fmt.Sprintf("GetBatch(%d, %d) -> %s", in.requested, in.procs, describeIDs(out.items))
+				return fmt.Sprintf("GetBatch(%d, %d) -> %s", in.requested, in.procs, linearize.DescribeIDs(out.items))
 			case linLen:
 				return fmt.Sprintf("Len() -> %d", out.n)
 			}
@@ -119,22 +109,13 @@ func linModel(init []int) porcupine.Model {
 		},
 		DescribeState: func(state any) string {
 			q := state.([]int)
-			return fmt.Sprintf("len %d %s", len(q), describeIDs(q))
+			return fmt.Sprintf("len %d %s", len(q), linearize.DescribeIDs(q))
 		},
 	}
 }
 
 // linIDs maps items to their ids; nil for none.
-func linIDs(ps []*int) []int {
-	if len(ps) == 0 {
-		return nil
-	}
-	ids := make([]int, len(ps))
-	for i, p := range ps {
-		ids[i] = *p
-	}
-	return ids
-}
+func linIDs(ps []*int) []int { return linearize.IDs(ps) }
 
 // linLenOutsideLock is a broken queue for the linearizability check: it
 // keeps its own length counter and updates it after each operation has

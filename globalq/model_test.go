@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/schedkit/schedkit/globalq"
+	"github.com/schedkit/schedkit/internal/linearize"
 	"github.com/schedkit/schedkit/internal/proptest"
 )
 
@@ -99,17 +100,7 @@ func itemIDs(ps []*int) string {
 	for i, p := range ps {
 		ids[i] = itemID(p)
 	}
-	return describeIDs(ids)
-}
-
-// describeIDs lists ids, eliding the middle of a long list.
-func describeIDs(ids []int) string {
-	if len(ids) <= 12 {
-		return fmt.Sprint(ids)
-	}
-	head := strings.Trim(fmt.Sprint(ids[:6]), "[]")
-	tail := strings.Trim(fmt.Sprint(ids[len(ids)-6:]), "[]")
-	return fmt.Sprintf("[%s ...%d more... %s]", head, len(ids)-12, tail)
+	return linearize.DescribeIDs(ids)
 }
 
 func itemID(p *int) int {

@@ -1,14 +1,11 @@
 package lfq_test
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -152,13 +149,7 @@ func linModel(init []int, head uint32) porcupine.Model {
 		},
 		Hash: func(state any) uint64 {
 			s := state.(linState)
-			h := fnv.New64a()
-			b := binary.LittleEndian.AppendUint64(nil, uint64(s.ownerLen)<<32|uint64(s.head))
-			for _, v := range s.items {
-				b = binary.LittleEndian.AppendUint64(b, uint64(v))
-			}
-			h.Write(b)
-			return h.Sum64()
+			return linearize.HashWords([]uint64{uint64(s.ownerLen)<<32 | uint64(s.head)}, s.items)
 		},
 		DescribeOperation: func(input, output any) string {
 			in, out := input.(linInput), output.(linOutput)
@@ -168,9 +159,9 @@ func linModel(init []int, head uint32) porcupine.Model {
 				if out.items == nil {
 					return fmt.Sprintf("Put(%d)", in.items[0])
 				}
-				return fmt.Sprintf("Put(%d) -> overflow %s", in.items[0], linDescribeItems(out.items))
+				return fmt.Sprintf("Put(%d) -> overflow %s", in.items[0], linearize.DescribeIDs(out.items))
 			case linPutBatch:
-				return fmt.Sprintf("PutBatch(%s) -> %d", linDescribeItems(in.items), out.n)
+				return fmt.Sprintf("PutBatch(%s) -> %d", linearize.DescribeIDs(in.items), out.n)
 			case linLen:
 				return fmt.Sprintf("Len() -> %d", out.n)
 			case linGet:
@@ -178,36 +169,17 @@ func linModel(init []int, head uint32) porcupine.Model {
 					return "Get() -> nil"
 				}
 			}
-			return fmt.Sprintf("%s() -> %s", name, linDescribeItems(out.items))
+			return fmt.Sprintf("%s() -> %s", name, linearize.DescribeIDs(out.items))
 		},
 		DescribeState: func(state any) string {
 			s := state.(linState)
-			return fmt.Sprintf("head %d, len %d (after the owner: %d) %s", s.head, len(s.items), s.ownerLen, linDescribeItems(s.items))
+			return fmt.Sprintf("head %d, len %d (after the owner: %d) %s", s.head, len(s.items), s.ownerLen, linearize.DescribeIDs(s.items))
 		},
 	}
 }
 
-// linDescribeItems lists ids, eliding the middle of a long list.
-func linDescribeItems(ids []int) string {
-	if len(ids) <= 12 {
-		return fmt.Sprint(ids)
-	}
-	head := strings.Trim(fmt.Sprint(ids[:6]), "[]")
-	tail := strings.Trim(fmt.Sprint(ids[len(ids)-6:]), "[]")
-	return fmt.Sprintf("[%s ...%d more... %s]", head, len(ids)-12, tail)
-}
-
 // linIDs maps items to their ids; nil for none.
-func linIDs(ps []*int) []int {
-	if len(ps) == 0 {
-		return nil
-	}
-	ids := make([]int, len(ps))
-	for i, p := range ps {
-		ids[i] = *p
-	}
-	return ids
-}
+func linIDs(ps []*int) []int { return linearize.IDs(ps) }
 
 // linRing is the victim's surface. The real ring is linReal; the broken
 // variants below wrap it. Thieves' own rings are always real.

@@ -1,13 +1,10 @@
 package runnext_test
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -198,15 +195,7 @@ func linModel(init linState, delay time.Duration) porcupine.Model {
 		},
 		Hash: func(state any) uint64 {
 			s := state.(linState)
-			h := fnv.New64a()
-			b := binary.LittleEndian.AppendUint64(nil, uint64(s.next))
-			b = binary.LittleEndian.AppendUint64(b, uint64(s.nextAt))
-			b = binary.LittleEndian.AppendUint64(b, uint64(s.ownerLen)<<32|uint64(s.ownerTotal))
-			for _, v := range s.ring {
-				b = binary.LittleEndian.AppendUint64(b, uint64(v))
-			}
-			h.Write(b)
-			return h.Sum64()
+			return linearize.HashWords([]uint64{uint64(s.next), uint64(s.nextAt), uint64(s.ownerLen)<<32 | uint64(s.ownerTotal)}, s.ring)
 		},
 		DescribeOperation: func(input, output any) string {
 			in, out := input.(linInput), output.(linOutput)
@@ -214,47 +203,32 @@ func linModel(init linState, delay time.Duration) porcupine.Model {
 			case linPutNext, linPut:
 				s := fmt.Sprintf("%s(%d)", linKindNames[in.kind], in.items[0])
 				if out.items != nil {
-					s += " -> overflow " + linDescribe(out.items)
+					s += " -> overflow " + linearize.DescribeIDs(out.items)
 				}
 				return s
 			case linPutBatch:
-				return fmt.Sprintf("PutBatch(%s) -> %d", linDescribe(in.items), out.n)
+				return fmt.Sprintf("PutBatch(%s) -> %d", linearize.DescribeIDs(in.items), out.n)
 			case linGet:
-				return fmt.Sprintf("Get() -> %s, inheritTime %v", linDescribe(out.items), out.flag)
+				return fmt.Sprintf("Get() -> %s, inheritTime %v", linearize.DescribeIDs(out.items), out.flag)
 			case linStealHalf:
-				return fmt.Sprintf("StealHalf(stealNext=%v) -> %s", in.stealNext, linDescribe(out.items))
+				return fmt.Sprintf("StealHalf(stealNext=%v) -> %s", in.stealNext, linearize.DescribeIDs(out.items))
 			case linEmpty:
 				return fmt.Sprintf("Empty() -> %v", out.flag)
 			case linLen:
 				return fmt.Sprintf("Len() -> %d", out.n)
 			}
-			return fmt.Sprintf("%s() -> %s", linKindNames[in.kind], linDescribe(out.items))
+			return fmt.Sprintf("%s() -> %s", linKindNames[in.kind], linearize.DescribeIDs(out.items))
 		},
 		DescribeState: func(state any) string {
 			s := state.(linState)
 			return fmt.Sprintf("runnext %d (put at %d), ring %s (after the owner: %d, %d in all)",
-				s.next, s.nextAt, linDescribe(s.ring), s.ownerLen, s.ownerTotal)
+				s.next, s.nextAt, linearize.DescribeIDs(s.ring), s.ownerLen, s.ownerTotal)
 		},
 	}
 }
 
-// linDescribe lists ids, eliding the middle of a long list.
-func linDescribe(ids []int) string {
-	if len(ids) <= 12 {
-		return fmt.Sprint(ids)
-	}
-	head := strings.Trim(fmt.Sprint(ids[:6]), "[]")
-	tail := strings.Trim(fmt.Sprint(ids[len(ids)-6:]), "[]")
-	return fmt.Sprintf("[%s ...%d more... %s]", head, len(ids)-12, tail)
-}
-
 // linIDs maps tasks to their ids; nil for none.
-func linIDs(ps []*int) []int {
-	if len(ps) == 0 {
-		return nil
-	}
-	return ids(ps)
-}
+func linIDs(ps []*int) []int { return linearize.IDs(ps) }
 
 // linConfig describes a series of recorded histories.
 type linConfig struct {

@@ -83,6 +83,11 @@
 // without overlap from a race-only one. Seeds are per history and per
 // thread, so a seed and a history number replay a history's choices.
 //
+// IDs, DescribeIDs and HashWords are the parts every component's model
+// needs alike: items are *int pointing at their ids, histories hold the
+// ids, descriptions elide long lists, and a state of a few words and a list
+// of ids hashes by FNV-1a.
+//
 // Properties and the tests that check them:
 //
 //	a call is stamped where it happens (explorer)    stamp_test.go TestStampsCallsWhereTheyHappen
@@ -94,6 +99,9 @@
 //	Catches refutes, and fails on a correct object    TestStressCatches
 //	a seed replays every thread's choices             TestStressSeedReplaysChoices
 //	a hung history reports itself so far              TestStressWatchdog, TestProgressWithoutDescribe
+//	IDs keeps the order, nil for none                 ids_test.go TestIDsInOrderNilForNone
+//	DescribeIDs elides a list past 12 to 6 + 6        TestDescribeIDsElidesTheMiddle
+//	HashWords: equal states alike, every part counts  TestHashWordsEqualStatesHashAlike
 //
 // Porcupine's search is exponential in the worst case (in the number of
 // operations that overlap in time), so check many short histories (a few
