@@ -2,6 +2,7 @@ package suite
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -220,7 +221,24 @@ func (s *skPair) pongStep(t executor.Task) {
 }
 
 func ppSchedkit(b *testing.B, pairs []*ppPair) (func(), func()) {
-	e := NewExecutor(b, executor.Config{Slice: ppSlice})
+	return ppExecutor(b, pairs, executor.Config{Slice: ppSlice})
+}
+
+// ppSpareP is schedkit's impl with GOMAXPROCS one above the executor's
+// Procs while it runs. With every Go P held by an M that runs tasks back to
+// back, the executor's sysmon goroutine, and the M a retake hands the P
+// to, each wait for the Go runtime to preempt an M (its own 10ms slice)
+// before they run; a spare Go P removes that wait, so this row shows the
+// executor's retake alone, the other the executor as users run it.
+func ppSpareP(b *testing.B, pairs []*ppPair) (func(), func()) {
+	procs := len(pairs)
+	prev := runtime.GOMAXPROCS(procs + 1)
+	round, _ := ppExecutor(b, pairs, executor.Config{Procs: procs, Slice: ppSlice})
+	return round, func() { runtime.GOMAXPROCS(prev) }
+}
+
+func ppExecutor(b *testing.B, pairs []*ppPair, cfg executor.Config) (func(), func()) {
+	e := NewExecutor(b, cfg)
 	var wg sync.WaitGroup
 	starts := make([]func(executor.Task), len(pairs))
 	for k, p := range pairs {
@@ -362,7 +380,11 @@ func init() {
 			"p99-wait-slices the 99th percentile; ns/msg the round's wall time per message. Target: no queued " +
 			"task waits longer than two slices. schedkit: a message is a local spawn of the partner's next step " +
 			"(Task.Go into runnext), a queued task a local spawn before it (moved from runnext to the ring by " +
-			"the message). go: each pair two goroutines over unbuffered channels (a send readies the receiver " +
+			"the message). schedkit-sparep: the same with GOMAXPROCS one above the executor's Procs during the " +
+			"run: with every Go P held by an M running tasks back to back, the executor's sysmon goroutine, and " +
+			"the M a retake hands the P to, each wait for the Go runtime to preempt an M (its own 10ms slice) " +
+			"before they run; a spare Go P removes that wait, so this row is the executor's retake alone and " +
+			"schedkit's the executor as users run it (Procs = GOMAXPROCS). go: each pair two goroutines over unbuffered channels (a send readies the receiver " +
 			"into runnext), a queued task a go statement. ants, pond, errgroup, conc, chanpool: the same " +
 			"goroutine pairs (Procs workers could not host 2*Procs sides that wait on each other), each queued " +
 			"task submitted to a pool of GOMAXPROCS workers (ants blocking; pond unbounded queue; errgroup " +
@@ -372,6 +394,7 @@ func init() {
 			"that pair and lets its P run the queue: a shorter wait bought by stalling the pair.",
 		Impls: []Impl{
 			{"schedkit", ppBench(ppSchedkit)},
+			{"schedkit-sparep", ppBench(ppSpareP)},
 			{"go", ppBench(ppPeer(func(*testing.B) (func(func()), func() error) {
 				return func(f func()) { go f() }, func() error { return nil }
 			}))},
