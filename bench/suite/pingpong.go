@@ -29,7 +29,7 @@ const (
 	// which is also the Go runtime's forcePreemptNS, the slice its sysmon
 	// enforces on the goroutine peers. The executor keeps the default so
 	// that every impl is measured in the same unit; a round is a few
-	// slices long anyway (about 60ms).
+	// slices long anyway (five of queuing, then the last task's wait).
 	ppSlice = executor.DefaultSlice
 	// ppGap is how often a pair's ping side queues a task: eight per slice.
 	ppGap = ppSlice / 8
