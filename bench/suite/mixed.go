@@ -65,6 +65,20 @@ func (r *mixedRound) finish(i int) {
 	r.wg.Done()
 }
 
+// check is the verdict on an op of tasks 0..k-1 once all have finished:
+// each ran once, and no Blocking failed.
+func (r *mixedRound) check(k int) error {
+	if err := r.errs.get(); err != nil {
+		return err
+	}
+	for i := range r.slots[:k] {
+		if c := r.slots[i].runs.Load(); c != 1 {
+			return fmt.Errorf("mixed: task %d ran %d times, want 1", i, c)
+		}
+	}
+	return nil
+}
+
 // mixedRun submits tasks 0..k-1 of the op (r.wg.Add done) and, for a
 // pool made per op, waits for them.
 type mixedRun func(k int)
@@ -86,13 +100,8 @@ func mixedBench(open func(b *testing.B, r *mixedRound, n int) (mixedRun, func())
 			r.wg.Add(k)
 			run(k)
 			r.wg.Wait()
-			if err := r.errs.get(); err != nil {
+			if err := r.check(k); err != nil {
 				b.Fatal(err)
-			}
-			for i := range r.slots[:k] {
-				if c := r.slots[i].runs.Load(); c != 1 {
-					b.Fatalf("task %d ran %d times, want 1", i, c)
-				}
 			}
 		}
 		one(n / 8)

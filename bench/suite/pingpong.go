@@ -134,6 +134,23 @@ func (p *ppPair) over() bool {
 	return false
 }
 
+// check is the round's verdict once the pair has stopped: every queued
+// task ran once, in time, and the messages alternated.
+func (p *ppPair) check() error {
+	if p.lost {
+		return fmt.Errorf("pingpong: a message was lost or delivered twice: a step ran other than once")
+	}
+	if p.gaveUp {
+		return fmt.Errorf("pingpong: a pair stopped after its queued tasks waited %v: %d of %d ran", ppGiveUp, p.ran.Load(), p.q)
+	}
+	for i := range p.runs {
+		if n := p.runs[i].Load(); n != 1 {
+			return fmt.Errorf("pingpong: queued task %d ran %d times, want 1", i, n)
+		}
+	}
+	return nil
+}
+
 // ppOpen starts an impl for the pairs and returns round, which runs one
 // round of every pair and returns when all have stopped, and close.
 type ppOpen func(b *testing.B, pairs []*ppPair) (round func(), close func())
@@ -157,16 +174,8 @@ func ppBench(open ppOpen) func(*testing.B) {
 			}
 			round()
 			for _, p := range pairs {
-				if p.lost {
-					b.Fatal("a message was lost or delivered twice: a step ran other than once")
-				}
-				if p.gaveUp {
-					b.Fatalf("a pair stopped after its queued tasks waited %v: %d of %d ran", ppGiveUp, p.ran.Load(), p.q)
-				}
-				for i := range p.runs {
-					if n := p.runs[i].Load(); n != 1 {
-						b.Fatalf("queued task %d ran %d times, want 1", i, n)
-					}
+				if err := p.check(); err != nil {
+					b.Fatal(err)
 				}
 				waits = append(waits, p.wait...)
 				msgs += p.msgs
