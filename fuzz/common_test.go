@@ -1,6 +1,7 @@
 package fuzz_test
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,8 +18,85 @@ import (
 // test of their hand-written seeds and the test that their interpreter
 // rejects broken components. Each target file keeps its own model.
 
+// item is what the components carry. Every item an interpreter or an
+// execution makes has a fresh id.
+type item struct{ id int }
+
+// sentinel (id -1) only ever sits in a caller's buffer: a Drain's dst or
+// a reused spill, which the call must append to and keep.
+var sentinel = &item{id: -1}
+
+// pastSentinel checks that got, what a call returned for a buffer of
+// the caller's (called buf in the message) that held the sentinel if held,
+// still starts with it, and returns what the call appended.
+func pastSentinel(got []*item, held bool, call, buf string) ([]*item, error) {
+	if !held {
+		return got, nil
+	}
+	if len(got) == 0 || got[0] != sentinel {
+		return nil, fmt.Errorf("%s lost %s's first element: %s", call, buf, ids(got))
+	}
+	return got[1:], nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func ids(ts []*item) string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		if t == nil {
+			s[i] = "nil"
+		} else {
+			s[i] = fmt.Sprint(t.id)
+		}
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+func id(t *item) string {
+	if t == nil {
+		return "nil"
+	}
+	return fmt.Sprint(t.id)
+}
+
+// panics runs f and returns the value it panicked with, or nil.
+func panics(f func()) (v any) {
+	defer func() { v = recover() }()
+	f()
+	return nil
+}
+
 // seqStep is a step of a hand-written sequential program.
 func seqStep(actor, op, arg int) fuzz.Step { return fuzz.Step{Actor: actor, Op: op, Arg: arg} }
+
+// seqSteps runs p's steps in order, each then check (the component's
+// lengths against the model's); a panic in a step that the model did not
+// expect is an error too. The first error names its step and actor (who:
+// "actor", "P", "M"). Once every step has passed, finish judges the end.
+// seen comes back with the step count.
+func seqSteps(spec fuzz.Spec, p fuzz.Program, who string, seen map[string]int,
+	step func(fuzz.Step) error, check, finish func() error) (map[string]int, error) {
+	for n, st := range p.Steps {
+		var err error
+		if v := panics(func() { err = step(st) }); v != nil {
+			err = fmt.Errorf("unexpected panic: %v", v)
+		}
+		if err == nil {
+			err = check()
+		}
+		if err != nil {
+			return seen, fmt.Errorf("step %d (%s %d %s(%d)): %w", n, who, st.Actor, spec.Ops[st.Op].Name, st.Arg, err)
+		}
+	}
+	seen["steps"] = len(p.Steps)
+	return seen, finish()
+}
 
 // seqTarget is one sequential target: its program format, its hand-written
 // programs, and its interpreter run on the real component, which returns

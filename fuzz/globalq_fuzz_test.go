@@ -14,7 +14,8 @@ import (
 // FuzzGlobalQ drives one globalq.Queue and the lfq rings of 1 to 4 Ps
 // that feed it and take from it. Every identifier of this file but the
 // tests starts with gq, to stay clear of the other targets of the package;
-// it shares item, ids, id, panics and corpusSeeds with lfq_fuzz_test.go.
+// it shares item, ids, id, panics and the seqTarget helpers of
+// common_test.go.
 
 // gqQueue is the implementation FuzzGlobalQ drives: globalq.Queue through
 // gqReal, or a broken wrapper around it in TestFuzzGlobalQCatchesBrokenQueue.
@@ -144,20 +145,8 @@ func interpretGQ(data []byte, newQueue func() gqQueue) (map[string]int, error) {
 	for range p.Actors {
 		m.rings = append(m.rings, new(lfq.Ring[item]))
 	}
-	for n, st := range p.Steps {
-		var err error
-		if v := panics(func() { err = m.step(st, p.Actors) }); v != nil {
-			err = fmt.Errorf("unexpected panic: %v", v)
-		}
-		if err == nil {
-			err = m.checkLens()
-		}
-		if err != nil {
-			return m.seen, fmt.Errorf("step %d (actor %d %s(%d)): %w", n, st.Actor, gqSpec.Ops[st.Op].Name, st.Arg, err)
-		}
-	}
-	m.seen["steps"] = len(p.Steps)
-	return m.seen, m.finish()
+	step := func(st fuzz.Step) error { return m.step(st, p.Actors) }
+	return seqSteps(gqSpec, p, "actor", m.seen, step, m.checkLens, m.finish)
 }
 
 func (m *gqRun) checkLens() error {

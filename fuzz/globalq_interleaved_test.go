@@ -51,39 +51,22 @@ func decodeIVGlobalQ(data []byte) ivGlobalQProg {
 func (p ivGlobalQProg) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "queue holds %d; schedule %x\n", p.pre, p.schedule)
-	for k, steps := range p.threads {
-		fmt.Fprintf(&b, "  T%d:", k)
-		for _, st := range steps {
-			fmt.Fprintf(&b, " %s(%d)", ivGlobalQSpec.Ops[st.Op].Name, st.Arg)
-		}
-		b.WriteByte('\n')
-	}
+	ivWriteThreads(&b, "", p.threads, func(_ int, st fuzz.Step) string {
+		return fmt.Sprintf("%s(%d)", ivGlobalQSpec.Ops[st.Op].Name, st.Arg)
+	})
 	return b.String()
 }
 
 func (p ivGlobalQProg) encode() []byte {
-	prog := fuzz.Program{Actors: len(p.threads)}
-	for k, steps := range p.threads {
-		for _, st := range steps {
-			st.Actor = k
-			prog.Steps = append(prog.Steps, st)
-		}
-	}
 	setup := []byte{byte(indexOf(ivGlobalQPre, p.pre))}
-	return fuzz.JoinInterleaved(append(setup, ivGlobalQSpec.Encode(prog)...), p.schedule)
+	return fuzz.JoinInterleaved(append(setup, ivGlobalQSpec.Encode(ivProgram(p.threads))...), p.schedule)
 }
 
 // ivGlobalQRun is one execution's state.
 type ivGlobalQRun struct {
-	h   *ivHist
-	q   *globalq.Queue[item]
-	err error
-}
-
-func (m *ivGlobalQRun) fail(err error) {
-	if err != nil && m.err == nil {
-		m.err = err
-	}
+	h *ivHist
+	q *globalq.Queue[item]
+	ivFirst
 }
 
 func (p ivGlobalQProg) build() explore.Run {
@@ -100,14 +83,7 @@ func (p ivGlobalQProg) build() explore.Run {
 		q.PutBatch(pre)
 		h.putBatch(pre, 0, 0, 0)
 	}
-	threads := make([]func(), len(p.threads))
-	for k, steps := range p.threads {
-		threads[k] = func() {
-			for _, st := range steps {
-				m.op(k, st)
-			}
-		}
-	}
+	threads := ivThreads(p.threads, m.op)
 	return explore.Run{Threads: threads, Check: func() error {
 		if m.err != nil {
 			return m.err
@@ -131,10 +107,7 @@ func (p ivGlobalQProg) build() explore.Run {
 		if !q.Empty() || q.Len() != 0 {
 			m.fail(fmt.Errorf("length: Len() = %d, Empty() = %v after the queue was emptied", q.Len(), q.Empty()))
 		}
-		if m.err != nil {
-			return m.err
-		}
-		return h.check()
+		return m.verdict(h)
 	}}
 }
 
@@ -149,10 +122,7 @@ func (m *ivGlobalQRun) op(k int, st fuzz.Step) {
 		q.Put(t)
 		h.put(t, 0, b, h.end())
 	case ivgPutBatch:
-		ts := make([]*item, st.Arg+1)
-		for i := range ts {
-			ts[i] = h.newItem()
-		}
+		ts := h.newItems(st.Arg + 1)
 		b := h.begin()
 		for _, t := range ts {
 			h.putting(t, 0, b)
@@ -232,25 +202,10 @@ func ivGlobalQSeeds() []ivGlobalQProg {
 
 // FuzzGlobalQInterleaved fuzzes the global queue under the explorer. It
 // runs only with -tags schedcheck.
-func FuzzGlobalQInterleaved(f *testing.F) {
-	var seeds [][]byte
-	for _, p := range ivGlobalQSeeds() {
-		seeds = append(seeds, p.encode())
-	}
-	ivFuzz(f, seeds)
-}
+func FuzzGlobalQInterleaved(f *testing.F) { ivFuzz(f, ivGlobalQSeeds()) }
 
-func init() {
-	ivTargets["FuzzGlobalQInterleaved"] = func(data []byte) error {
-		p := decodeIVGlobalQ(data)
-		return ivExplore("FuzzGlobalQInterleaved", p.schedule, p.String, p.build)
-	}
-}
+func init() { ivRegister("FuzzGlobalQInterleaved", decodeIVGlobalQ) }
 
 func TestGlobalQInterleavedSeedsRoundTrip(t *testing.T) {
-	for i, p := range ivGlobalQSeeds() {
-		if got := decodeIVGlobalQ(p.encode()); got.String() != p.String() {
-			t.Errorf("seed %d decodes to\n%s, want\n%s", i, got, p)
-		}
-	}
+	ivSeedsRoundTrip(t, ivGlobalQSeeds(), decodeIVGlobalQ)
 }

@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/schedkit/schedkit/fuzz"
 	"github.com/schedkit/schedkit/internal/atomicx"
 	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/runnext"
 )
 
 // The interleaved targets (FuzzRingInterleaved, ...) run a program of two
@@ -47,16 +49,33 @@ func ivExplore(name string, schedule []byte, program func() string, build func()
 // f.Fuzz calls on one input; TestInterleavedRegressions runs them too.
 var ivTargets = map[string]func(data []byte) error{}
 
+// ivProg is a decoded input of an interleaved target.
+type ivProg interface {
+	encode() []byte     // the input that decodes to it
+	String() string     // for failure messages and the round-trip test
+	build() explore.Run // one execution of its threads
+}
+
+// ivRegister adds the target name to ivTargets: an input decodes with
+// decode and runs once under the schedule its bytes give.
+func ivRegister[P ivProg](name string, decode func([]byte) P) {
+	ivTargets[name] = func(data []byte) error {
+		p := decode(data)
+		_, schedule := fuzz.SplitInterleaved(data)
+		return ivExplore(name, schedule, p.String, p.build)
+	}
+}
+
 // ivFuzz is the body of every interleaved target: skip without -tags
-// schedcheck, add the seeds and the real-world corpus, fuzz.
-func ivFuzz(f *testing.F, seeds [][]byte) {
+// schedcheck, add the hand-written seeds and the real-world corpus, fuzz.
+func ivFuzz[P ivProg](f *testing.F, seeds []P) {
 	ivSkip(f)
 	run := ivTargets[f.Name()]
 	if run == nil {
 		f.Fatalf("%s is not in ivTargets", f.Name())
 	}
-	for _, b := range seeds {
-		f.Add(b)
+	for _, p := range seeds {
+		f.Add(p.encode())
 	}
 	for _, b := range corpusSeeds(f) {
 		f.Add(b)
@@ -66,6 +85,81 @@ func ivFuzz(f *testing.F, seeds [][]byte) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// ivSeedsRoundTrip requires the hand-written seeds to decode to what they
+// were written as.
+func ivSeedsRoundTrip[P ivProg](t *testing.T, seeds []P, decode func([]byte) P) {
+	t.Helper()
+	for i, p := range seeds {
+		if got := decode(p.encode()); got.String() != p.String() {
+			t.Errorf("seed %d decodes to\n%s, want\n%s", i, got, p)
+		}
+	}
+}
+
+// ivProgram is the program whose Threads are threads: their steps in
+// thread order, each step's actor its thread.
+func ivProgram(threads [][]fuzz.Step) fuzz.Program {
+	prog := fuzz.Program{Actors: len(threads)}
+	for k, steps := range threads {
+		for _, st := range steps {
+			st.Actor = k
+			prog.Steps = append(prog.Steps, st)
+		}
+	}
+	return prog
+}
+
+// ivWriteThreads writes one line a thread, "  <label>T<k>:" then each
+// step as name gives it.
+func ivWriteThreads(b *strings.Builder, label string, threads [][]fuzz.Step, name func(k int, st fuzz.Step) string) {
+	for k, steps := range threads {
+		fmt.Fprintf(b, "  %sT%d:", label, k)
+		for _, st := range steps {
+			b.WriteString(" " + name(k, st))
+		}
+		b.WriteByte('\n')
+	}
+}
+
+// ivThreads makes the explorer's threads: thread k runs op on each of its
+// steps in order.
+func ivThreads(threads [][]fuzz.Step, op func(k int, st fuzz.Step)) []func() {
+	out := make([]func(), len(threads))
+	for k, steps := range threads {
+		out[k] = func() {
+			for _, st := range steps {
+				op(k, st)
+			}
+		}
+	}
+	return out
+}
+
+// ivDelay is a victim's steal delay: runnext's, or 0 when zero is set.
+func ivDelay(zero bool) time.Duration {
+	if zero {
+		return 0
+	}
+	return runnext.StealDelay
+}
+
+// ivFirst keeps the first failure an execution reports.
+type ivFirst struct{ err error }
+
+func (r *ivFirst) fail(err error) {
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+// verdict is the first failure reported, or else h's.
+func (r *ivFirst) verdict(h *ivHist) error {
+	if r.err != nil {
+		return r.err
+	}
+	return h.check()
 }
 
 // never stands for "not yet" in stamps: an item never taken, an op not
@@ -158,6 +252,42 @@ func (h *ivHist) newItem() *item {
 	t := &item{id: len(h.items) - 1}
 	explore.Name(t, fmt.Sprintf("item%d", t.id)) // traces show &item3
 	return t
+}
+
+// newItems makes n items not yet put.
+func (h *ivHist) newItems(n int) []*item {
+	ts := make([]*item, n)
+	for i := range ts {
+		ts[i] = h.newItem()
+	}
+	return ts
+}
+
+// overflowed records a Put of t into place p over [b, e] that overflowed:
+// t went back to the caller with spill, the oldest half of p, never
+// through p, so it has a place of its own (ivCaller). took records each
+// item of spill coming out.
+func (h *ivHist) overflowed(t *item, spill []*item, p, b, e int, who string, took func(x *item, p, b, e, pos int, who string)) {
+	h.put(t, ivCaller, b, e)
+	for i, x := range spill {
+		from := p
+		if x == t {
+			from = ivCaller
+		}
+		took(x, from, b, e, i, who)
+	}
+}
+
+// drained records a Drain of place p by thread over [b, e] that returned
+// ts: took records each item's exit, in order; none is the empty rule's
+// to judge.
+func (h *ivHist) drained(thread, p, b, e int, ts []*item, who string, took func(x *item, p, b, e, pos int, who string)) {
+	if len(ts) == 0 {
+		h.nothing(thread, "Drain", p, b, e)
+	}
+	for i, t := range ts {
+		took(t, p, b, e, i, who)
+	}
 }
 
 // relabel gives t a new record: the same pointer put again after it came

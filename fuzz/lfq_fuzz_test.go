@@ -4,18 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/schedkit/schedkit/fuzz"
 	"github.com/schedkit/schedkit/lfq"
 )
-
-// item is what the rings carry. Every item the interpreter makes has a fresh
-// id; the sentinel (id -1) only ever sits in a caller's buffer.
-type item struct{ id int }
-
-var sentinel = &item{id: -1}
 
 // ring is the implementation FuzzRing drives: lfq.Ring through lfqRing, or a
 // broken wrapper around it in TestFuzzRingCatchesBrokenRing. StealHalf's
@@ -104,13 +97,6 @@ type ringRun struct {
 	spare [maxBatch]item // the tails of batches that do not fit; never put
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func (m *ringRun) newItem() *item {
 	if len(m.slab) == 0 {
 		m.slab = make([]item, 512) // one allocation per 512 items
@@ -151,32 +137,6 @@ func (m *ringRun) consumeAll(got, want []*item, how string, i int) error {
 	return nil
 }
 
-func ids(ts []*item) string {
-	s := make([]string, len(ts))
-	for i, t := range ts {
-		if t == nil {
-			s[i] = "nil"
-		} else {
-			s[i] = fmt.Sprint(t.id)
-		}
-	}
-	return "[" + strings.Join(s, " ") + "]"
-}
-
-func id(t *item) string {
-	if t == nil {
-		return "nil"
-	}
-	return fmt.Sprint(t.id)
-}
-
-// panics runs f and returns the value it panicked with, or nil.
-func panics(f func()) (v any) {
-	defer func() { v = recover() }()
-	f()
-	return nil
-}
-
 // runRing decodes data into a FuzzRing program, runs it on rings made by
 // newRing, and returns the first difference from the model (nil if none).
 // A panic that the model does not expect is returned as an error too.
@@ -196,20 +156,7 @@ func interpretRing(data []byte, newRing func() ring) (map[string]int, error) {
 	for range p.Actors {
 		m.rings = append(m.rings, newRing())
 	}
-	for n, st := range p.Steps {
-		var err error
-		if v := panics(func() { err = m.step(st) }); v != nil {
-			err = fmt.Errorf("unexpected panic: %v", v)
-		}
-		if err == nil {
-			err = m.checkLens()
-		}
-		if err != nil {
-			return m.seen, fmt.Errorf("step %d (actor %d %s(%d)): %w", n, st.Actor, ringSpec.Ops[st.Op].Name, st.Arg, err)
-		}
-	}
-	m.seen["steps"] = len(p.Steps)
-	return m.seen, m.finish()
+	return seqSteps(ringSpec, p, "actor", m.seen, m.step, m.checkLens, m.finish)
 }
 
 func (m *ringRun) checkLens() error {
@@ -270,12 +217,9 @@ func (m *ringRun) step(st fuzz.Step) error {
 		if st.Arg == 1 {
 			dst = []*item{sentinel}
 		}
-		got := q.Drain(dst)
-		if st.Arg == 1 {
-			if len(got) == 0 || got[0] != sentinel {
-				return fmt.Errorf("Drain on ring %d lost dst's first element: %s", i, ids(got))
-			}
-			got = got[1:]
+		got, err := pastSentinel(q.Drain(dst), st.Arg == 1, fmt.Sprintf("Drain on ring %d", i), "dst")
+		if err != nil {
+			return err
 		}
 		want := m.model[i]
 		m.model[i] = nil
@@ -305,12 +249,9 @@ func (m *ringRun) put1(i int, reuse bool) error {
 		spill = make([]*item, 1, 1+lfq.OverflowLen)
 		spill[0] = sentinel
 	}
-	got := m.rings[i].Put(t, spill)
-	if reuse {
-		if len(got) == 0 || got[0] != sentinel {
-			return fmt.Errorf("Put on ring %d lost spill's first element: %s", i, ids(got))
-		}
-		got = got[1:]
+	got, err := pastSentinel(m.rings[i].Put(t, spill), reuse, fmt.Sprintf("Put on ring %d", i), "spill")
+	if err != nil {
+		return err
 	}
 	if held := len(m.model[i]); held < lfq.Size {
 		m.model[i] = append(m.model[i], t)

@@ -69,31 +69,20 @@ func decodeIVRing(data []byte) ivRingProg {
 func (p ivRingProg) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "victim holds %d, each thief's ring %d; schedule %x\n", p.pre, p.thiefPre, p.schedule)
-	for k, steps := range p.threads {
+	ivWriteThreads(&b, "", p.threads, func(k int, st fuzz.Step) string {
 		names := ivRingThiefOps
 		if k == 0 {
 			names = ivRingOwnerOps
 		}
-		fmt.Fprintf(&b, "  T%d:", k)
-		for _, st := range steps {
-			fmt.Fprintf(&b, " %s(%d)", names[st.Op], st.Arg)
-		}
-		b.WriteByte('\n')
-	}
+		return fmt.Sprintf("%s(%d)", names[st.Op], st.Arg)
+	})
 	return b.String()
 }
 
 // encode is the input that decodes to p (threads' steps in thread order).
 func (p ivRingProg) encode() []byte {
-	prog := fuzz.Program{Actors: len(p.threads)}
-	for k, steps := range p.threads {
-		for _, st := range steps {
-			st.Actor = k
-			prog.Steps = append(prog.Steps, st)
-		}
-	}
 	setup := []byte{byte(indexOf(ivRingPre, p.pre)), byte(indexOf(ivThiefPre, p.thiefPre))}
-	return fuzz.JoinInterleaved(append(setup, ivRingSpec.Encode(prog)...), p.schedule)
+	return fuzz.JoinInterleaved(append(setup, ivRingSpec.Encode(ivProgram(p.threads))...), p.schedule)
 }
 
 func indexOf(xs []int, x int) int {
@@ -111,13 +100,7 @@ type ivRingRun struct {
 	rings   []*lfq.Ring[item] // 0: the victim; k: thief k's
 	maxSeen []int             // by thief: the newest victim item its steals returned
 	moved   []bool            // by item: it may have moved between rings unseen
-	err     error
-}
-
-func (m *ivRingRun) fail(err error) {
-	if err != nil && m.err == nil {
-		m.err = err
-	}
+	ivFirst
 }
 
 // took records t taken from place p, unless t may have moved between
@@ -170,18 +153,13 @@ func (p ivRingProg) build() explore.Run {
 		}
 		m.maxSeen[k] = -1
 	}
-	threads := make([]func(), len(p.threads))
-	for k, steps := range p.threads {
-		threads[k] = func() {
-			for _, st := range steps {
-				if k == 0 {
-					m.owner(st)
-				} else {
-					m.thief(k, st)
-				}
-			}
+	threads := ivThreads(p.threads, func(k int, st fuzz.Step) {
+		if k == 0 {
+			m.owner(st)
+		} else {
+			m.thief(k, st)
 		}
-	}
+	})
 	return explore.Run{Threads: threads, Check: func() error {
 		if m.err != nil {
 			return m.err
@@ -191,10 +169,7 @@ func (p ivRingProg) build() explore.Run {
 				m.took(t, k, never, never, i, fmt.Sprintf("final Drain of %s", h.place(k)))
 			}
 		}
-		if m.err != nil {
-			return m.err
-		}
-		return h.check()
+		return m.verdict(h)
 	}}
 }
 
@@ -210,21 +185,9 @@ func (m *ivRingRun) owner(st fuzz.Step) {
 			h.put(t, 0, b, e)
 			return
 		}
-		// Overflow: the new item goes back to the caller with the oldest
-		// half, never through the ring, so it has a place of its own.
-		h.put(t, ivCaller, b, e)
-		for i, x := range spill {
-			p := 0
-			if x == t {
-				p = ivCaller
-			}
-			m.took(x, p, b, e, i, "T0 Put (overflow)")
-		}
+		h.overflowed(t, spill, 0, b, e, "T0 Put (overflow)", m.took)
 	case ivrPutBatch:
-		ts := make([]*item, st.Arg+1)
-		for i := range ts {
-			ts[i] = h.newItem()
-		}
+		ts := h.newItems(st.Arg + 1)
 		b := h.begin()
 		n := v.PutBatch(ts)
 		e := h.end()
@@ -243,13 +206,7 @@ func (m *ivRingRun) owner(st fuzz.Step) {
 	case ivrDrain:
 		b := h.begin()
 		ts := v.Drain(nil)
-		e := h.end()
-		if len(ts) == 0 {
-			h.nothing(0, "Drain", 0, b, e)
-		}
-		for i, t := range ts {
-			m.took(t, 0, b, e, i, "T0 Drain")
-		}
+		h.drained(0, 0, b, h.end(), ts, "T0 Drain", m.took)
 	case ivrLen:
 		b := h.begin()
 		n := v.Len()
@@ -356,28 +313,12 @@ func ivRingSeeds() []ivRingProg {
 // FuzzRingInterleaved fuzzes lfq rings under the explorer: the bytes choose
 // the threads' ops and the interleaving (see ivRingSpec and
 // fuzz.SplitInterleaved). It runs only with -tags schedcheck.
-func FuzzRingInterleaved(f *testing.F) {
-	var seeds [][]byte
-	for _, p := range ivRingSeeds() {
-		seeds = append(seeds, p.encode())
-	}
-	ivFuzz(f, seeds)
-}
+func FuzzRingInterleaved(f *testing.F) { ivFuzz(f, ivRingSeeds()) }
 
-func init() {
-	ivTargets["FuzzRingInterleaved"] = func(data []byte) error {
-		p := decodeIVRing(data)
-		return ivExplore("FuzzRingInterleaved", p.schedule, p.String, p.build)
-	}
-}
+func init() { ivRegister("FuzzRingInterleaved", decodeIVRing) }
 
 // TestRingInterleavedSeedsRoundTrip: the hand-written seeds decode to what
 // they were written as.
 func TestRingInterleavedSeedsRoundTrip(t *testing.T) {
-	for i, p := range ivRingSeeds() {
-		got := decodeIVRing(p.encode())
-		if got.String() != p.String() {
-			t.Errorf("seed %d decodes to\n%s, want\n%s", i, got, p)
-		}
-	}
+	ivSeedsRoundTrip(t, ivRingSeeds(), decodeIVRing)
 }

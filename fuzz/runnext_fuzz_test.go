@@ -187,20 +187,7 @@ func interpretRunnext(data []byte, newQueue rnNewQueue) (map[string]int, error) 
 		m.ring = append(m.ring, nil)
 		m.next = append(m.next, nil)
 	}
-	for n, st := range p.Steps {
-		var err error
-		if v := panics(func() { err = m.step(st) }); v != nil {
-			err = fmt.Errorf("unexpected panic: %v", v)
-		}
-		if err == nil {
-			err = m.checkLens()
-		}
-		if err != nil {
-			return m.seen, fmt.Errorf("step %d (actor %d %s(%d)): %w", n, st.Actor, runnextSpec.Ops[st.Op].Name, st.Arg, err)
-		}
-	}
-	m.seen["steps"] = len(p.Steps)
-	return m.seen, m.finish()
+	return seqSteps(runnextSpec, p, "actor", m.seen, m.step, m.checkLens, m.finish)
 }
 
 func (m *rnRun) checkLens() error {
@@ -263,12 +250,11 @@ func (m *rnRun) put(i int, next, reuse bool) error {
 		batch = m.ringPut(i, t)
 		m.seen["Put"]++
 	}
-	if reuse {
-		if len(got) == 0 || got[0] != sentinel {
-			return fmt.Errorf("%s on queue %d lost spill's first element: %s", name, i, ids(got))
-		}
-		got = got[1:]
-	} else if batch == nil && got != nil {
+	got, err := pastSentinel(got, reuse, fmt.Sprintf("%s on queue %d", name, i), "spill")
+	if err != nil {
+		return err
+	}
+	if !reuse && batch == nil && got != nil {
 		return fmt.Errorf("%s(%d) on queue %d with a nil spill and no overflow returned %s", name, t.id, i, ids(got))
 	}
 	return m.consume(got, batch, name+" overflow", i)
@@ -324,12 +310,9 @@ func (m *rnRun) step(st fuzz.Step) error {
 		if st.Arg == 1 {
 			dst = []*item{sentinel}
 		}
-		got := q.Drain(dst)
-		if st.Arg == 1 {
-			if len(got) == 0 || got[0] != sentinel {
-				return fmt.Errorf("Drain on queue %d lost dst's first element: %s", i, ids(got))
-			}
-			got = got[1:]
+		got, err := pastSentinel(q.Drain(dst), st.Arg == 1, fmt.Sprintf("Drain on queue %d", i), "dst")
+		if err != nil {
+			return err
 		}
 		want := m.ring[i]
 		if m.next[i] != nil {

@@ -67,12 +67,7 @@ func decodeIVRunnext(data []byte) ivRunnextProg {
 	return p
 }
 
-func (p ivRunnextProg) delay() time.Duration {
-	if p.zeroDelay {
-		return 0
-	}
-	return runnext.StealDelay
-}
+func (p ivRunnextProg) delay() time.Duration { return ivDelay(p.zeroDelay) }
 
 // thiefOp is the thief op an op index stands for.
 func ivRunnextThiefOp(op int) int { return op % len(ivRunnextThiefOps) }
@@ -80,31 +75,19 @@ func ivRunnextThiefOp(op int) int { return op % len(ivRunnextThiefOps) }
 func (p ivRunnextProg) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "victim ring holds %d, slot full %v (aged %v), delay %v; schedule %x\n", p.pre, p.next, p.aged, p.delay(), p.schedule)
-	for k, steps := range p.threads {
-		fmt.Fprintf(&b, "  T%d:", k)
-		for _, st := range steps {
-			if k == 0 {
-				fmt.Fprintf(&b, " %s(%d)", ivRunnextOwnerOps[st.Op], st.Arg)
-			} else {
-				fmt.Fprintf(&b, " %s", ivRunnextThiefOps[ivRunnextThiefOp(st.Op)])
-			}
+	ivWriteThreads(&b, "", p.threads, func(k int, st fuzz.Step) string {
+		if k == 0 {
+			return fmt.Sprintf("%s(%d)", ivRunnextOwnerOps[st.Op], st.Arg)
 		}
-		b.WriteByte('\n')
-	}
+		return ivRunnextThiefOps[ivRunnextThiefOp(st.Op)]
+	})
 	return b.String()
 }
 
 func (p ivRunnextProg) encode() []byte {
-	prog := fuzz.Program{Actors: len(p.threads)}
-	for k, steps := range p.threads {
-		for _, st := range steps {
-			st.Actor = k
-			prog.Steps = append(prog.Steps, st)
-		}
-	}
 	flags := btoi(p.next) | btoi(p.aged)<<1 | btoi(p.zeroDelay)<<2
 	setup := []byte{byte(indexOf(ivRunnextPre, p.pre)), byte(flags)}
-	return fuzz.JoinInterleaved(append(setup, ivRunnextSpec.Encode(prog)...), p.schedule)
+	return fuzz.JoinInterleaved(append(setup, ivRunnextSpec.Encode(ivProgram(p.threads))...), p.schedule)
 }
 
 // ivRunnextRun is one execution's state.
@@ -118,18 +101,17 @@ type ivRunnextRun struct {
 	nextAt      map[int]int64
 	displacedAt map[int]int
 	lastNext    int // record id of the task the latest PutNext put, -1: none
-	err         error
-}
-
-func (m *ivRunnextRun) fail(err error) {
-	if err != nil && m.err == nil {
-		m.err = err
-	}
+	ivFirst
 }
 
 // fromSlot reports that t, taken by an op that ended at stamp e, surely
 // came from the slot: it was put there by PutNext and no later PutNext
 // displaced it before e.
+// took records that t came out (ivHist.took), keeping a failure.
+func (m *ivRunnextRun) took(t *item, p, b, e, pos int, who string) {
+	m.fail(m.h.took(t, p, b, e, pos, who))
+}
+
 func (m *ivRunnextRun) fromSlot(t *item, e int) bool {
 	if t == nil {
 		return false
@@ -157,7 +139,7 @@ func (m *ivRunnextRun) putNext(t *item, b int) (spill []*item) {
 func (m *ivRunnextRun) putNextDone(t *item, b, e int, spill []*item) {
 	m.h.put(t, 0, b, e)
 	for i, x := range spill {
-		m.fail(m.h.took(x, 0, b, e, i, "T0 PutNext (overflow)"))
+		m.took(x, 0, b, e, i, "T0 PutNext (overflow)")
 	}
 }
 
@@ -179,34 +161,26 @@ func (p ivRunnextProg) build() explore.Run {
 			atomicx.Sleep(p.delay())
 		}
 	}
-	threads := make([]func(), len(p.threads))
-	for k, steps := range p.threads {
-		var own *runnext.Queue[item]
-		if k > 0 {
-			own = new(runnext.Queue[item])
-			explore.Name(own, fmt.Sprintf("q%d", k))
-		}
-		threads[k] = func() {
-			for _, st := range steps {
-				if k == 0 {
-					m.owner(st)
-				} else {
-					m.thief(k, own, ivRunnextThiefOp(st.Op))
-				}
-			}
-		}
+	owns := make([]*runnext.Queue[item], len(p.threads)) // by thief: the queue it steals into
+	for k := 1; k < len(owns); k++ {
+		owns[k] = new(runnext.Queue[item])
+		explore.Name(owns[k], fmt.Sprintf("q%d", k))
 	}
+	threads := ivThreads(p.threads, func(k int, st fuzz.Step) {
+		if k == 0 {
+			m.owner(st)
+		} else {
+			m.thief(k, owns[k], ivRunnextThiefOp(st.Op))
+		}
+	})
 	return explore.Run{Threads: threads, Check: func() error {
 		if m.err != nil {
 			return m.err
 		}
 		for i, t := range v.Drain(nil) {
-			m.fail(h.took(t, 0, never, never, i, "final Drain"))
+			m.took(t, 0, never, never, i, "final Drain")
 		}
-		if m.err != nil {
-			return m.err
-		}
-		return h.check()
+		return m.verdict(h)
 	}}
 }
 
@@ -228,19 +202,9 @@ func (m *ivRunnextRun) owner(st fuzz.Step) {
 			h.put(t, 0, b, e)
 			return
 		}
-		h.put(t, ivCaller, b, e)
-		for i, x := range spill {
-			p := 0
-			if x == t {
-				p = ivCaller
-			}
-			m.fail(h.took(x, p, b, e, i, "T0 Put (overflow)"))
-		}
+		h.overflowed(t, spill, 0, b, e, "T0 Put (overflow)", m.took)
 	case ivnPutBatch:
-		ts := make([]*item, st.Arg+1)
-		for i := range ts {
-			ts[i] = h.newItem()
-		}
+		ts := h.newItems(st.Arg + 1)
 		b := h.begin()
 		n := v.PutBatch(ts)
 		e := h.end()
@@ -265,7 +229,7 @@ func (m *ivRunnextRun) owner(st fuzz.Step) {
 		if !inherit && m.fromSlot(t, mid) {
 			m.fail(fmt.Errorf("T0 %s at [%d,%d] got item %d from the slot without inheritTime", what, b, mid, t.id))
 		}
-		m.fail(h.took(t, 0, b, mid, -1, "T0 "+what))
+		m.took(t, 0, b, mid, -1, "T0 "+what)
 		if st.Op == ivnRequeue {
 			h.relabel(t) // the same pointer put back is a new item to the history
 			spill := m.putNext(t, mid)
@@ -274,13 +238,7 @@ func (m *ivRunnextRun) owner(st fuzz.Step) {
 	case ivnDrain:
 		b := h.begin()
 		ts := v.Drain(nil)
-		e := h.end()
-		if len(ts) == 0 {
-			h.nothing(0, "Drain", 0, b, e)
-		}
-		for i, t := range ts {
-			m.fail(h.took(t, 0, b, e, i, "T0 Drain"))
-		}
+		h.drained(0, 0, b, h.end(), ts, "T0 Drain", m.took)
 	case ivnEmpty:
 		b := h.begin()
 		empty := v.Empty()
@@ -320,10 +278,10 @@ func (m *ivRunnextRun) thief(k int, own *runnext.Queue[item], op int) {
 				m.fail(fmt.Errorf("%s at [%d,%d] took item %d from the runnext slot %v after it was put, before the steal delay of %v",
 					who, b, e, t.id, time.Duration(now-at), m.delay))
 			}
-			m.fail(h.took(t, 0, b, e, -1, who))
+			m.took(t, 0, b, e, -1, who)
 		}
 		for _, x := range rest {
-			m.fail(h.took(x, 0, b, e, -1, who+"'s Drain"))
+			m.took(x, 0, b, e, -1, who+"'s Drain")
 		}
 	case ivnEmptyVictim:
 		b := h.begin()
@@ -361,25 +319,10 @@ func ivRunnextSeeds() []ivRunnextProg {
 // FuzzRunnextInterleaved fuzzes a runnext queue and its thieves under the
 // explorer, steal delays on its virtual clock. It runs only with -tags
 // schedcheck.
-func FuzzRunnextInterleaved(f *testing.F) {
-	var seeds [][]byte
-	for _, p := range ivRunnextSeeds() {
-		seeds = append(seeds, p.encode())
-	}
-	ivFuzz(f, seeds)
-}
+func FuzzRunnextInterleaved(f *testing.F) { ivFuzz(f, ivRunnextSeeds()) }
 
-func init() {
-	ivTargets["FuzzRunnextInterleaved"] = func(data []byte) error {
-		p := decodeIVRunnext(data)
-		return ivExplore("FuzzRunnextInterleaved", p.schedule, p.String, p.build)
-	}
-}
+func init() { ivRegister("FuzzRunnextInterleaved", decodeIVRunnext) }
 
 func TestRunnextInterleavedSeedsRoundTrip(t *testing.T) {
-	for i, p := range ivRunnextSeeds() {
-		if got := decodeIVRunnext(p.encode()); got.String() != p.String() {
-			t.Errorf("seed %d decodes to\n%s, want\n%s", i, got, p)
-		}
-	}
+	ivSeedsRoundTrip(t, ivRunnextSeeds(), decodeIVRunnext)
 }

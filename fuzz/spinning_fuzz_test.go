@@ -138,12 +138,6 @@ func newSpinRun(actors int, impl spinImpl) (*spinRun, error) {
 	return r, nil
 }
 
-func spinPanics(f func()) (v any) {
-	defer func() { v = recover() }()
-	f()
-	return nil
-}
-
 func (r *spinRun) pidleget() (int, bool) {
 	if len(r.pidle) == 0 {
 		return spinning.NoP, false
@@ -501,7 +495,7 @@ func (r *spinRun) misuse(i, arg int) error {
 	}
 	x := cands[arg%len(cands)]
 	r.seen["Misuse"]++
-	v := spinPanics(x.f)
+	v := panics(x.f)
 	if v == nil {
 		return fmt.Errorf("misuse of %s on M %d did not panic", x.want, i)
 	}
@@ -534,20 +528,7 @@ func interpretSpinning(data []byte, impl spinImpl) (map[string]int, error) {
 		return nil, err
 	}
 	defer r.s.Shutdown() // on an early error, let parked goroutines exit
-	for n, st := range p.Steps {
-		var err error
-		if v := spinPanics(func() { err = r.step(st) }); v != nil {
-			err = fmt.Errorf("unexpected panic: %v", v)
-		}
-		if err == nil {
-			err = r.check()
-		}
-		if err != nil {
-			return r.seen, fmt.Errorf("step %d (M %d %s(%d)): %w", n, st.Actor, spinSpec.Ops[st.Op].Name, st.Arg, err)
-		}
-	}
-	r.seen["steps"] = len(p.Steps)
-	return r.seen, r.finish()
+	return seqSteps(spinSpec, p, "M", r.seen, r.step, r.check, r.finish)
 }
 
 func runSpinning(data []byte, impl spinImpl) error {

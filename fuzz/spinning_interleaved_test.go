@@ -85,26 +85,15 @@ func decodeIVSpinning(data []byte) ivSpinningProg {
 func (p ivSpinningProg) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d Ps; Ms start %s, %s; schedule %x\n", p.procs, ivmNames[p.starts[0]], ivmNames[p.starts[1]], p.schedule)
-	for k, steps := range p.submitters {
-		fmt.Fprintf(&b, "  submitter T%d:", k)
-		for _, st := range steps {
-			fmt.Fprintf(&b, " %s", ivSpinningSpec.Ops[st.Op].Name)
-		}
-		b.WriteByte('\n')
-	}
+	ivWriteThreads(&b, "submitter ", p.submitters, func(_ int, st fuzz.Step) string {
+		return ivSpinningSpec.Ops[st.Op].Name
+	})
 	return b.String()
 }
 
 func (p ivSpinningProg) encode() []byte {
-	prog := fuzz.Program{Actors: len(p.submitters)}
-	for k, steps := range p.submitters {
-		for _, st := range steps {
-			st.Actor = k
-			prog.Steps = append(prog.Steps, st)
-		}
-	}
 	setup := []byte{byte(p.procs - 1), byte(p.starts[0]), byte(p.starts[1])}
-	return fuzz.JoinInterleaved(append(setup, ivSpinningSpec.Encode(prog)...), p.schedule)
+	return fuzz.JoinInterleaved(append(setup, ivSpinningSpec.Encode(ivProgram(p.submitters))...), p.schedule)
 }
 
 // ivTask is a task of FuzzSpinningInterleaved.
@@ -325,25 +314,10 @@ func ivSpinningSeeds() []ivSpinningProg {
 
 // FuzzSpinningInterleaved fuzzes the spinning-M accounting under the
 // explorer. It runs only with -tags schedcheck.
-func FuzzSpinningInterleaved(f *testing.F) {
-	var seeds [][]byte
-	for _, p := range ivSpinningSeeds() {
-		seeds = append(seeds, p.encode())
-	}
-	ivFuzz(f, seeds)
-}
+func FuzzSpinningInterleaved(f *testing.F) { ivFuzz(f, ivSpinningSeeds()) }
 
-func init() {
-	ivTargets["FuzzSpinningInterleaved"] = func(data []byte) error {
-		p := decodeIVSpinning(data)
-		return ivExplore("FuzzSpinningInterleaved", p.schedule, p.String, p.build)
-	}
-}
+func init() { ivRegister("FuzzSpinningInterleaved", decodeIVSpinning) }
 
 func TestSpinningInterleavedSeedsRoundTrip(t *testing.T) {
-	for i, p := range ivSpinningSeeds() {
-		if got := decodeIVSpinning(p.encode()); got.String() != p.String() {
-			t.Errorf("seed %d decodes to\n%s, want\n%s", i, got, p)
-		}
-	}
+	ivSeedsRoundTrip(t, ivSpinningSeeds(), decodeIVSpinning)
 }

@@ -22,7 +22,7 @@ import (
 // stealNext, what each StealHalf takes and what Steal returns; at the end
 // every item made must have come out exactly once. Every identifier of this
 // file but the tests starts with st; it shares item, ids, id, panics and
-// corpusSeeds with lfq_fuzz_test.go.
+// the seqTarget helpers of common_test.go.
 
 // stCall is one StealHalf a pass made: from victim into thief's queue.
 type stCall struct {
@@ -430,20 +430,7 @@ func interpretStealing(data []byte, newS stNewStealer) (map[string]int, error) {
 	if m.s, err = newS(m.qs, m.idle); err != nil {
 		return nil, err
 	}
-	for n, st := range p.Steps {
-		var err error
-		if v := panics(func() { err = m.step(st) }); v != nil {
-			err = fmt.Errorf("unexpected panic: %v", v)
-		}
-		if err == nil {
-			err = m.checkLens()
-		}
-		if err != nil {
-			return m.seen, fmt.Errorf("step %d (P %d %s(%d)): %w", n, st.Actor, stSpec.Ops[st.Op].Name, st.Arg, err)
-		}
-	}
-	m.seen["steps"] = len(p.Steps)
-	return m.seen, m.finish()
+	return seqSteps(stSpec, p, "P", m.seen, m.step, m.checkLens, m.finish)
 }
 
 func runStealing(data []byte, newS stNewStealer) error {

@@ -66,12 +66,7 @@ func decodeIVStealing(data []byte) ivStealingProg {
 	return p
 }
 
-func (p ivStealingProg) delay() time.Duration {
-	if p.zeroDelay {
-		return 0
-	}
-	return runnext.StealDelay
-}
+func (p ivStealingProg) delay() time.Duration { return ivDelay(p.zeroDelay) }
 
 func (p ivStealingProg) String() string {
 	var b strings.Builder
@@ -79,30 +74,19 @@ func (p ivStealingProg) String() string {
 		fmt.Fprintf(&b, "P%d ring %d, runnext %v, idle %v; ", i, q.ring, q.next, q.idle)
 	}
 	fmt.Fprintf(&b, "delay %v; schedule %x\n", p.delay(), p.schedule)
-	for k, steps := range p.threads {
-		fmt.Fprintf(&b, "  T%d:", k)
-		for _, st := range steps {
-			fmt.Fprintf(&b, " %s(%d)", ivStealingSpec.Ops[st.Op].Name, st.Arg)
-		}
-		b.WriteByte('\n')
-	}
+	ivWriteThreads(&b, "", p.threads, func(_ int, st fuzz.Step) string {
+		return fmt.Sprintf("%s(%d)", ivStealingSpec.Ops[st.Op].Name, st.Arg)
+	})
 	return b.String()
 }
 
 func (p ivStealingProg) encode() []byte {
-	prog := fuzz.Program{Actors: len(p.threads)}
-	for k, steps := range p.threads {
-		for _, st := range steps {
-			st.Actor = k
-			prog.Steps = append(prog.Steps, st)
-		}
-	}
 	var setup []byte
 	for _, q := range p.ps {
 		setup = append(setup, byte(q.ring|btoi(q.next)<<2|btoi(q.idle)<<3))
 	}
 	setup = append(setup, byte(btoi(p.zeroDelay)))
-	return fuzz.JoinInterleaved(append(setup, ivStealingSpec.Encode(prog)...), p.schedule)
+	return fuzz.JoinInterleaved(append(setup, ivStealingSpec.Encode(ivProgram(p.threads))...), p.schedule)
 }
 
 // ivMaskOp is a change of a P's idle bit over [b, e].
@@ -133,13 +117,7 @@ type ivStealingRun struct {
 	displacedAt map[int]int
 	ringSince   map[int]int
 	lastNext    [ivStealPs]int
-	err         error
-}
-
-func (m *ivStealingRun) fail(err error) {
-	if err != nil && m.err == nil {
-		m.err = err
-	}
+	ivFirst
 }
 
 // busy reports that P v's idle bit was clear for the whole of [b, e]:
@@ -228,14 +206,7 @@ func (p ivStealingProg) build() explore.Run {
 	if m.st, err = stealing.New(m.qs, idle); err != nil {
 		panic(err)
 	}
-	threads := make([]func(), len(p.threads))
-	for k, steps := range p.threads {
-		threads[k] = func() {
-			for _, st := range steps {
-				m.op(k, st)
-			}
-		}
-	}
+	threads := ivThreads(p.threads, m.op)
 	return explore.Run{Threads: threads, Check: func() error {
 		if m.err != nil {
 			return m.err
@@ -258,10 +229,7 @@ func (p ivStealingProg) build() explore.Run {
 				m.fail(h.took(t, i, never, never, k, fmt.Sprintf("final Drain of P%d", i)))
 			}
 		}
-		if m.err != nil {
-			return m.err
-		}
-		return h.check()
+		return m.verdict(h)
 	}}
 }
 
@@ -405,25 +373,10 @@ func ivStealingSeeds() []ivStealingProg {
 
 // FuzzStealingInterleaved fuzzes the Stealer over real runnext queues under
 // the explorer. It runs only with -tags schedcheck.
-func FuzzStealingInterleaved(f *testing.F) {
-	var seeds [][]byte
-	for _, p := range ivStealingSeeds() {
-		seeds = append(seeds, p.encode())
-	}
-	ivFuzz(f, seeds)
-}
+func FuzzStealingInterleaved(f *testing.F) { ivFuzz(f, ivStealingSeeds()) }
 
-func init() {
-	ivTargets["FuzzStealingInterleaved"] = func(data []byte) error {
-		p := decodeIVStealing(data)
-		return ivExplore("FuzzStealingInterleaved", p.schedule, p.String, p.build)
-	}
-}
+func init() { ivRegister("FuzzStealingInterleaved", decodeIVStealing) }
 
 func TestStealingInterleavedSeedsRoundTrip(t *testing.T) {
-	for i, p := range ivStealingSeeds() {
-		if got := decodeIVStealing(p.encode()); got.String() != p.String() {
-			t.Errorf("seed %d decodes to\n%s, want\n%s", i, got, p)
-		}
-	}
+	ivSeedsRoundTrip(t, ivStealingSeeds(), decodeIVStealing)
 }
