@@ -16,6 +16,12 @@
 // target fails on the first difference; at the end every item that went in
 // must have come out exactly once, in the model's order.
 //
+// The targets share one harness (seqTarget and seqSteps in common_test.go):
+// the seeds, the f.Fuzz body, the step loop and the seeds test; each file
+// keeps only its component's model, seeds and broken variants. The
+// interleaved targets share theirs likewise (ivRegister, ivFuzz and ivHist
+// in interleaved_test.go).
+//
 // Decoding is total: every byte string is a valid program, an exhausted input
 // reads as zeros, and programs are cut at Spec.MaxSteps so that a 4 KiB input
 // stays fast. The same Spec can Encode a hand-written Program back into bytes,
