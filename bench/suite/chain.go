@@ -20,6 +20,10 @@ import (
 // GOMAXPROCS chains run at once, each task spawning the next one and
 // exiting. Nothing is shared between chains but the scheduler, so the
 // figure is what one spawn plus one schedule costs and how that scales.
+//
+// Tally is the exactly-once check of these workloads and of skewed; its
+// tests (bench/chain_test.go) drive it with a task run twice, a late
+// duplicate and a refused submit, each of which it must report.
 
 // ChainHops is the number of tasks each chain runs per op of the chain
 // workloads: 20k, 2k under Quick. An op is GOMAXPROCS chains, so its
@@ -35,8 +39,8 @@ func ChainHops() int {
 	return 20_000
 }
 
-// Strand is one sequence of counted task runs: a chain, or all the tasks
-// of a workload whose tasks are not chained (skewed). Its counter sits on a
+// Strand is one sequence of counted task runs: a chain, or a run of
+// consecutive tasks of a workload whose tasks are not chained (skewed). Its counter sits on a
 // cache line of its own, so chains share nothing (the runtime's benchmark
 // passes the count down as an argument) and the run-queue experiment is
 // not drowned by a contended counter.
