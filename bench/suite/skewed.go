@@ -83,10 +83,10 @@ func benchSkewed(b *testing.B, setup func(t *Tally) (spawn func() error)) {
 
 const skewedAbout = `All work is spawned on one P and the other Ps must steal to help: one task submitted from outside
 spawns 10k tasks (2k in quick runs) in a loop and returns; each does about 1.5 µs of CPU work (a dependent
-xorshift loop) and counts itself (on one of 40 counters, each for 250 consecutive tasks, so the count does not
-move a shared cache line between the Ps on every task). One op is the 10k tasks; ns/task is the op's wall time over them. Run at 1 and 2
-Ps: the target is at least 1.8x the 1-P throughput at 2 Ps (schedkit's ns/task at 1 P over its ns/task at 2 Ps;
-the ratio column compares go with schedkit at each P count).
+xorshift loop) and counts itself on one of 40 counters, each for 250 consecutive tasks (one shared counter would
+move between the Ps on every task). One op is the 10k tasks; ns/task is the op's wall time over them. Run at 1
+and 2 Ps: the target is at least 1.8x the 1-P throughput at 2 Ps (schedkit's ns/task at 1 P over its ns/task at
+2 Ps; the ratio column compares go with schedkit at each P count).
 
 - schedkit: executor.Config{}; the spawner task's Task.Go puts each task in its P's runnext (the one before
   moves to the ring; a full ring sends half to the global queue); idle Ps steal half a ring at a time.
