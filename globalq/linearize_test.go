@@ -310,12 +310,6 @@ func linClient(q queueUnderTest, ops int) func(*linearize.Worker[linInput, linOu
 	}
 }
 
-// runLinHistory records history h of cfg under name and checks it, for
-// the kill matrix.
-func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.Result, error) {
-	return linStress(name, cfg, st).Run(name, h)
-}
-
 func linDefaultConfig() linConfig {
 	cfg := linConfig{
 		histories: 2000,

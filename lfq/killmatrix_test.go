@@ -3,16 +3,11 @@
 package lfq_test
 
 import (
-	"errors"
-	"fmt"
-	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
 
-	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/internal/killmatrix"
-	"github.com/schedkit/schedkit/internal/proptest"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -48,20 +43,12 @@ var killConfig = killmatrix.Config{
 func killByScenarios(*testing.T) error { return runScenarios() }
 
 func killByExplorer(t *testing.T) error {
-	if _, err := explore.Explore(explore.Options{}, func() explore.Run { return explore.Run{} }); errors.Is(err, explore.ErrNoSchedcheck) {
-		return killmatrix.ErrNotApplicable
-	}
-	return exploreRing(t)
+	return killmatrix.ByExplorer(func() error { return exploreRing(t) })
 }
 
 func killByModel(t *testing.T) error {
 	var stats ringModelStats
-	rec := proptest.ExpectFailure(t, func(rt *rapid.T) { checkRingModel(rt, newRealRingUT, &stats) })
-	if rec.Failed() {
-		first, _, _ := strings.Cut(strings.Join(rec.Errors(), "\n"), "\n")
-		return errors.New(first)
-	}
-	return nil
+	return killmatrix.ByModel(t, func(rt *rapid.T) { checkRingModel(rt, newRealRingUT, &stats) })
 }
 
 func killByStress(*testing.T) error {
@@ -74,17 +61,12 @@ func killByStress(*testing.T) error {
 	return nil
 }
 
+// killByLinearize checks histories 0 to 299 of seed 1 (the choices are
+// fixed; the timing is not, so this is an extra).
 func killByLinearize(t *testing.T) error {
 	cfg := linDefaultConfig()
-	cfg.histories = 300
-	cfg.seed = 1
-	var st linStats
-	for h := range cfg.histories {
-		if _, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st); err != nil {
-			return err
-		}
-	}
-	return nil
+	cfg.histories, cfg.seed = 300, 1
+	return linStress(t.Name(), cfg, new(linStats)).FirstFailure(cfg.histories)
 }
 
 // TestKillMatrixCell is one cell, run only as a child of TestKillMatrix.

@@ -3,15 +3,11 @@
 package stealing_test
 
 import (
-	"errors"
-	"fmt"
 	"testing"
 
 	"pgregory.net/rapid"
 
-	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/internal/killmatrix"
-	"github.com/schedkit/schedkit/internal/proptest"
 	"github.com/schedkit/schedkit/stealing"
 )
 
@@ -48,19 +44,12 @@ var killConfig = killmatrix.Config{
 func killByScenarios(t *testing.T) error { return runScenarios(t) }
 
 func killByExplorer(t *testing.T) error {
-	if _, err := explore.Explore(explore.Options{}, func() explore.Run { return explore.Run{} }); errors.Is(err, explore.ErrNoSchedcheck) {
-		return killmatrix.ErrNotApplicable
-	}
-	return exploreStealing(t)
+	return killmatrix.ByExplorer(func() error { return exploreStealing(t) })
 }
 
 func killByModel(t *testing.T) error {
 	var stats modelStats
-	rec := proptest.ExpectFailure(t, func(rt *rapid.T) { checkStealingModel(rt, newRealStealerUT, &stats) })
-	if rec.Failed() {
-		return errors.New(rec.FirstError())
-	}
-	return nil
+	return killmatrix.ByModel(t, func(rt *rapid.T) { checkStealingModel(rt, newRealStealerUT, &stats) })
 }
 
 func killByStress(*testing.T) error {
@@ -73,17 +62,12 @@ func killByStress(*testing.T) error {
 	return nil
 }
 
+// killByLinearize checks histories 0 to 199 of seed 1 (the choices are
+// fixed; the timing is not, so this is an extra).
 func killByLinearize(t *testing.T) error {
 	cfg := linDefaultConfig()
-	cfg.histories = 200
-	cfg.seed = 1
-	var st linStats
-	for h := range cfg.histories {
-		if _, err := runLinHistory(fmt.Sprintf("%s-h%d", t.Name(), h), cfg, h, &st); err != nil {
-			return err
-		}
-	}
-	return nil
+	cfg.histories, cfg.seed = 200, 1
+	return linStress(t.Name(), cfg, new(linStats)).FirstFailure(cfg.histories)
 }
 
 // TestKillMatrixCell is one cell, run only as a child of TestKillMatrix.

@@ -29,6 +29,11 @@
 //	a crash or a hang in a cell catches the mutant          TestRunCountsACrashAsCaught, TestRunCountsAHangAsCaught
 //	any checker failing the real code fails the matrix      TestRunFailsAFalseAlarmOnTheRealCode
 //	-short stops at two kills and still judges the bar      TestShortStopsAtTheKillsTheBarNeeds
+//	ByExplorer: n/a without the explorer, else its verdict  TestByExplorerRunsOnlyWithTheExplorer
+//	ByModel: a refuted property kills, first line as why    TestByModelCatchesAFailingProperty
+//
+// ByExplorer and ByModel are the bodies of the "explorer" and "model"
+// checkers every component has; RunScenarios is the "scenarios" one's.
 package killmatrix
 
 import (

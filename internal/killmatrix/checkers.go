@@ -1,0 +1,44 @@
+package killmatrix
+
+import (
+	"errors"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/internal/proptest"
+)
+
+// ByExplorer is the body of a component's "explorer" checker: explore runs
+// the component's explorations of its real code (the mutation selected) in
+// a build with the explorer, -tags schedcheck. In a build without it every
+// exploration is refused with explore.ErrNoSchedcheck, an error that would
+// read as a kill, so the cell reads n/a (ErrNotApplicable) and explore is
+// not called.
+func ByExplorer(explore func() error) error {
+	if !explorerBuilt() {
+		return ErrNotApplicable
+	}
+	return explore()
+}
+
+// explorerBuilt reports whether this build has the explorer's hooks: an
+// exploration of nothing is refused only without them.
+func explorerBuilt() bool {
+	_, err := explore.Explore(explore.Options{}, func() explore.Run { return explore.Run{} })
+	return !errors.Is(err, explore.ErrNoSchedcheck)
+}
+
+// ByModel is the body of a component's "model" checker: prop, the rapid
+// state machine against the component's sequential model, runs on
+// proptest.ExpectFailure (the seed fixed, so the verdict on given code is
+// the same on every run). A failure catches the mutant, with the first line
+// of rapid's first message as the reason.
+func ByModel(t *testing.T, prop func(*rapid.T)) error {
+	rec := proptest.ExpectFailure(t, prop)
+	if rec.Failed() {
+		return errors.New(rec.FirstError())
+	}
+	return nil
+}
