@@ -172,7 +172,9 @@
 //	Stealing   PassEndsEarly          no                            yes
 //	Spinning   DropWithoutRecheck     fuzzing, 4 s                  yes
 //	Spinning   WakepBeforePublish     fuzzing, under 1 s            yes
-//	Spinning   HandoffNoNeedSpinning  fuzzing, 5 s                  no
+//	Spinning   HandoffNoNeedSpinning  fuzzing, 3 s (found again     no
+//	                                  after Wakep's reorder; the
+//	                                  first input stopped reaching it)
 //	Spinning   NoWakeOnLastSpinner, CountLeak, NoNeedSpinning  seeds  yes
 //	Spinning   DropNoNeedSpinning     no: 60 s (183k execs)         no
 //
