@@ -274,8 +274,8 @@ func BenchmarkOwnerPutGetBurst(b *testing.B) {
 	})
 
 	// The floor: per item the put's two XCHGs and the get's load and CAS,
-	// as in BenchmarkOwnerPutGet (each put publishes its item; the room
-	// check is one per burst, as the owner knows no thief steals here).
+	// as in BenchmarkOwnerPutGet (each put publishes its item; one room
+	// check per burst is enough, since thieves can only free room).
 	b.Run("impl=floor", func(b *testing.B) {
 		b.ReportAllocs()
 		o := flOwner{r: new(flRing)}
