@@ -2,6 +2,8 @@ package killmatrix
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -41,4 +43,25 @@ func ByModel(t *testing.T, prop func(*rapid.T)) error {
 		return errors.New(rec.FirstError())
 	}
 	return nil
+}
+
+// ModelCatch proves a model test can fail, in the form a component's
+// TestXModelCatches... test needs: prop, the property on a broken variant,
+// runs as ByModel runs it and must fail with reason somewhere in its
+// messages. It returns the first line of the failure; the error says how
+// many cases rapid tried when nothing failed, or every message when the
+// failure was for another reason.
+func ModelCatch(t *testing.T, prop func(*rapid.T), reason string) (string, error) {
+	cases := 0
+	rec := proptest.ExpectFailure(t, func(rt *rapid.T) {
+		cases++
+		prop(rt)
+	})
+	if !rec.Failed() {
+		return "", fmt.Errorf("rapid did not catch it in %d cases", cases)
+	}
+	if all := strings.Join(rec.Errors(), "\n"); !strings.Contains(all, reason) {
+		return "", fmt.Errorf("rapid failed, but not for the expected reason %q:\n%s", reason, all)
+	}
+	return rec.FirstError(), nil
 }

@@ -40,3 +40,25 @@ func TestByModelCatchesAFailingProperty(t *testing.T) {
 	assert.NotContains(t, err.Error(), "second line")
 	assert.NoError(t, killmatrix.ByModel(t, func(t *rapid.T) { rapid.IntRange(0, 10).Draw(t, "n") }))
 }
+
+// TestModelCatchWantsTheReason: a catch for the expected reason gives its
+// first line; no failure, or a failure for another reason, is an error.
+func TestModelCatchWantsTheReason(t *testing.T) {
+	over50 := func(t *rapid.T) {
+		if n := rapid.IntRange(0, 100).Draw(t, "n"); n > 50 {
+			t.Fatalf("n = %d is over 50\nsecond line", n)
+		}
+	}
+	first, err := killmatrix.ModelCatch(t, over50, "second line")
+	assert.NoError(t, err)
+	assert.Contains(t, first, "is over 50")
+	assert.NotContains(t, first, "second line")
+
+	_, err = killmatrix.ModelCatch(t, over50, "under 10")
+	assert.ErrorContains(t, err, `not for the expected reason "under 10"`)
+	assert.ErrorContains(t, err, "is over 50", "the error shows what it failed for")
+
+	_, err = killmatrix.ModelCatch(t, func(t *rapid.T) { rapid.IntRange(0, 10).Draw(t, "n") }, "over 50")
+	assert.Error(t, err)
+	assert.Regexp(t, `^rapid did not catch it in [1-9][0-9]* cases$`, err.Error(), "counts the cases rapid tried (1000, a fifth under -short)")
+}

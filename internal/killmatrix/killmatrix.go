@@ -31,9 +31,11 @@
 //	-short stops at two kills and still judges the bar      TestShortStopsAtTheKillsTheBarNeeds
 //	ByExplorer: n/a without the explorer, else its verdict  TestByExplorerRunsOnlyWithTheExplorer
 //	ByModel: a refuted property kills, first line as why    TestByModelCatchesAFailingProperty
+//	ModelCatch: caught for the expected reason, or an error TestModelCatchWantsTheReason
 //
 // ByExplorer and ByModel are the bodies of the "explorer" and "model"
 // checkers every component has; RunScenarios is the "scenarios" one's.
+// ModelCatch is ByModel for a model test's own proof that it can fail.
 package killmatrix
 
 import (
