@@ -7,6 +7,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/schedkit/schedkit/internal/exactlyonce"
 	"github.com/schedkit/schedkit/internal/killmatrix"
 	"github.com/schedkit/schedkit/lfq"
 )
@@ -54,7 +55,7 @@ func killByModel(t *testing.T) error {
 func killByStress(*testing.T) error {
 	for seed := range uint64(3) {
 		res := runStress(stressConfig{items: 50_000, thieves: stressThieves, seed: seed, newRing: newRealRingUT})
-		if err := checkExactlyOnce(res.counts); err != nil {
+		if err := exactlyonce.Check(res.counts); err != nil {
 			return err
 		}
 	}

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/schedkit/schedkit/internal/exactlyonce"
+	"github.com/schedkit/schedkit/internal/linearize"
 	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/lfq"
 )
@@ -80,7 +80,7 @@ func runStress(cfg stressConfig) *stressResult {
 	// binary's 10-minute timeout; the watchdog names the run and prints
 	// every goroutine's stack and how far the run got.
 	stop := watchdog.Start(fmt.Sprintf("lfq stress seed %d (%d items, %d thieves)", cfg.seed, cfg.items, cfg.thieves),
-		stressDeadline(), func() string {
+		linearize.StressDeadline(), func() string {
 			consumed := 0
 			for i := range res.counts {
 				consumed += int(res.counts[i].Load())
@@ -209,33 +209,12 @@ func runStress(cfg stressConfig) *stressResult {
 	return res
 }
 
-// checkExactlyOnce reports, as an error, every id not consumed exactly once
-// (the first few of each kind and how many in all) and a total that differs
-// from len(counts).
-func checkExactlyOnce(counts []atomic.Int32) error { return exactlyonce.Check(counts) }
-
 const stressThieves = 3
 
-// stressDeadline is how long one run may take before its watchdog fires:
-// generous, since the machine may be loaded.
-func stressDeadline() time.Duration {
-	if testing.Short() {
-		return 60 * time.Second
-	}
-	return 5 * time.Minute
-}
-
-func stressItems() int {
-	if testing.Short() {
-		return 50_000
-	}
-	return 1_000_000
-}
-
 func TestStressExactlyOnce(t *testing.T) {
-	n := stressItems()
+	n := linearize.StressItems()
 	res := runStress(stressConfig{items: n, thieves: stressThieves, seed: rand.Uint64(), newRing: newRealRingUT})
-	if err := checkExactlyOnce(res.counts); err != nil {
+	if err := exactlyonce.Check(res.counts); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("stress paths: %d Puts, %d overflow batches, %d PutBatches, %d steals (%d from a thief); consumed by owner and thieves: %v",
@@ -258,7 +237,7 @@ func TestStressCheckerCatchesMutants(t *testing.T) {
 				}
 			},
 		})
-		err := checkExactlyOnce(res.counts)
+		err := exactlyonce.Check(res.counts)
 		if err == nil {
 			t.Fatal("checkExactlyOnce accepted a consumer that counts every 1000th item twice")
 		}
@@ -271,7 +250,7 @@ func TestStressCheckerCatchesMutants(t *testing.T) {
 			res := runStress(stressConfig{
 				items: n, thieves: stressThieves, seed: uint64(attempt), newRing: newOverflowDropsNewRing,
 			})
-			err := checkExactlyOnce(res.counts)
+			err := exactlyonce.Check(res.counts)
 			if res.overflows == 0 {
 				continue
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/internal/exactlyonce"
+	"github.com/schedkit/schedkit/internal/linearize"
 	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/lfq"
 )
@@ -79,7 +80,7 @@ func runStress(cfg stressConfig) *stressResult {
 		consumed.Add(1)
 	}
 	defer watchdog.Start(fmt.Sprintf("runnext stress (seed %d, %d items, %d thieves, nextHeavy %v)", cfg.seed, cfg.items, cfg.thieves, cfg.nextHeavy),
-		stressDeadline(), func() string {
+		linearize.StressDeadline(), func() string {
 			return fmt.Sprintf("the owner made %d tasks, %d consumed so far", made.Load(), consumed.Load())
 		})()
 	ids := make([]int, cfg.items)
@@ -246,22 +247,6 @@ func checkExactlyOnce(counts []atomic.Int32) error { return exactlyonce.Check(co
 
 const stressThieves = 3
 
-// stressDeadline is a stress run's own limit: a hang is reported with every
-// goroutine's stack and the run's progress, not as the test binary's timeout.
-func stressDeadline() time.Duration {
-	if testing.Short() {
-		return 60 * time.Second
-	}
-	return 5 * time.Minute
-}
-
-func stressItems() int {
-	if testing.Short() {
-		return 50_000
-	}
-	return 1_000_000
-}
-
 // heavyThieves is the number of thieves of the runnext-heavy workload: with
 // the owner, one goroutine per core of a 2-core machine and one more, which
 // here races the owner's take most often (a probe of the TakeWithoutCAS
@@ -273,7 +258,7 @@ const heavyThieves = 2
 // the mixed workload with stressThieves thieves, then the runnext-heavy one
 // with heavyThieves.
 func TestStressExactlyOnce(t *testing.T) {
-	n := stressItems()
+	n := linearize.StressItems()
 	seed := rand.Uint64()
 	t.Logf("seed %d", seed)
 	for _, heavy := range []bool{false, true} {
@@ -331,7 +316,7 @@ func runNeverEmpty(items, observers int, newQueue newQueueFunc) *neverEmptyResul
 	q.PutNext(&ids[0], nil)
 	var done atomic.Bool
 	var cycle atomic.Int64
-	defer watchdog.Start(fmt.Sprintf("runnext never-empty (%d tasks, %d observers)", items, observers), stressDeadline(),
+	defer watchdog.Start(fmt.Sprintf("runnext never-empty (%d tasks, %d observers)", items, observers), linearize.StressDeadline(),
 		func() string { return fmt.Sprintf("the owner is at cycle %d of %d", cycle.Load(), items/2) })()
 	var started atomic.Int32
 	var wg sync.WaitGroup
@@ -382,7 +367,7 @@ func runNeverEmpty(items, observers int, newQueue newQueueFunc) *neverEmptyResul
 // TestStressEmptyNeverSpurious runs two observers against a queue whose
 // owner keeps it non-empty: Empty must never say true.
 func TestStressEmptyNeverSpurious(t *testing.T) {
-	n := stressItems() / 5
+	n := linearize.StressItems() / 5
 	res := runNeverEmpty(n, 2, newRealQ)
 	if err := checkExactlyOnce(res.counts); err != nil {
 		t.Fatal(err)

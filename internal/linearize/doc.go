@@ -83,6 +83,10 @@
 // without overlap from a race-only one. Seeds are per history and per
 // thread, so a seed and a history number replay a history's choices.
 //
+// StressItems and StressDeadline size every component's exactly-once stress
+// run alike: a million items in long mode, 50,000 under -short, and the
+// watchdog's limit on the run.
+//
 // IDs, DescribeIDs and HashWords are the parts every component's model
 // needs alike: items are *int pointing at their ids, histories hold the
 // ids, descriptions elide long lists, and a state of a few words and a list
@@ -102,6 +106,7 @@
 //	IDs keeps the order, nil for none                 ids_test.go TestIDsInOrderNilForNone
 //	DescribeIDs elides a list past 12 to 6 + 6        TestDescribeIDsElidesTheMiddle
 //	HashWords: equal states alike, every part counts  TestHashWordsEqualStatesHashAlike
+//	stress runs: 1M items long, 50k -short; deadline  harness_test.go TestStressSizes
 //
 // Porcupine's search is exponential in the worst case (in the number of
 // operations that overlap in time), so check many short histories (a few

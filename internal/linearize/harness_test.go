@@ -289,6 +289,16 @@ func TestDefaultDeadline(t *testing.T) {
 	}
 }
 
+func TestStressSizes(t *testing.T) {
+	if testing.Short() {
+		assert.Equal(t, 50_000, linearize.StressItems())
+		assert.Equal(t, time.Minute, linearize.StressDeadline())
+	} else {
+		assert.Equal(t, 1_000_000, linearize.StressItems())
+		assert.Equal(t, 5*time.Minute, linearize.StressDeadline())
+	}
+}
+
 // TestProgressWithoutDescribe prints values when the model describes none.
 func TestProgressWithoutDescribe(t *testing.T) {
 	rec := linearize.New("p")

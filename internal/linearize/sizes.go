@@ -1,0 +1,26 @@
+package linearize
+
+import (
+	"testing"
+	"time"
+)
+
+// StressItems is how many items one exactly-once stress run of a component
+// moves (DESIGN.md, bar item 4): a million in long mode, 50,000 under
+// -short, where CI runs it.
+func StressItems() int {
+	if testing.Testing() && testing.Short() {
+		return 50_000
+	}
+	return 1_000_000
+}
+
+// StressDeadline is the watchdog's limit on one whole stress run: a minute
+// under -short, five in long mode. A run takes seconds; the limit only
+// turns a hang into a diagnosis, so it is generous for a loaded machine.
+func StressDeadline() time.Duration {
+	if testing.Testing() && testing.Short() {
+		return time.Minute
+	}
+	return 5 * time.Minute
+}
