@@ -6,6 +6,7 @@
 //	schedkit trace [-o FILE] [-workload NAME]        Chrome trace-event JSON of a workload
 //	schedkit tlc [-long] [-only=auto] [-workers n]   TLC on every spec and mutant config
 //	schedkit tlc -install [-url u]                   download tla2tools.jar to ~/.cache/tla
+//	schedkit bench [-quick] [-count N] [-run RE]     the benchmark suite: ratios, RESULTS.md, charts
 //
 // Every subcommand takes -h (its flags and an example). An unknown command
 // or a bad flag prints one line saying what to do and exits 2; a failure
@@ -38,6 +39,7 @@ const usageText = `usage: schedkit <command> [flags]   (schedkit <command> -h fo
   trace [-o FILE] [-workload NAME]                write a Chrome trace-event JSON of a workload (Perfetto)
   tlc [-long] [-only=auto] [-workers n]           run TLC on every spec and mutant config
   tlc -install [-url u]                           download tla2tools.jar to ~/.cache/tla
+  bench [-quick] [-count N] [-run RE] [-cpu LIST] run the benchmark suite: ratios, bench/RESULTS.md, charts
 
 example:
   go run ./cmd/schedkit verify -run 'lfq'
@@ -51,6 +53,7 @@ var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"demo":   runDemo,
 	"trace":  runTraceTo,
 	"tlc":    runTLC,
+	"bench":  runBench,
 }
 
 // run dispatches a command line (without the program name) and returns the
@@ -74,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func commandList() string {
 	var names []string
-	for _, n := range []string{"verify", "demo", "trace", "tlc"} {
+	for _, n := range []string{"verify", "demo", "trace", "tlc", "bench"} {
 		if commands[n] != nil {
 			names = append(names, n)
 		}
