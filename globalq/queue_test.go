@@ -13,34 +13,18 @@ import (
 
 	"github.com/schedkit/schedkit/globalq"
 	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/internal/linearize"
 	"github.com/schedkit/schedkit/lfq"
 )
 
-// items returns n distinct items numbered from first.
-func items(first, n int) []*int {
-	out := make([]*int, n)
-	for i := range out {
-		v := first + i
-		out[i] = &v
-	}
-	return out
-}
-
-func vals(ps []*int) []int {
-	out := make([]int, len(ps))
-	for i, p := range ps {
-		out[i] = *p
-	}
-	return out
-}
-
-func seq(first, n int) []int {
-	out := make([]int, n)
-	for i := range out {
-		out[i] = first + i
-	}
-	return out
-}
+// The package's tests name items as internal/linearize does: items(first,
+// n) are n distinct items with the ids first, first+1, ..., seq(first, n)
+// those ids, and vals the ids of items (nil for none, as seq(k, 0)).
+var (
+	items = linearize.Items
+	seq   = linearize.Seq
+	vals  = linearize.IDs
+)
 
 // requireValid fails t if q's storage breaks an invariant.
 func requireValid(t *testing.T, q *globalq.Queue[int]) {

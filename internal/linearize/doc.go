@@ -87,10 +87,11 @@
 // run alike: a million items in long mode, 50,000 under -short, and the
 // watchdog's limit on the run.
 //
-// IDs, DescribeIDs and HashWords are the parts every component's model
-// needs alike: items are *int pointing at their ids, histories hold the
-// ids, descriptions elide long lists, and a state of a few words and a list
-// of ids hashes by FNV-1a.
+// Items, Seq, IDs, DescribeIDs and HashWords are the parts every
+// component's tests need alike: items are *int pointing at their ids
+// (Items makes them, Seq lists the ids, IDs reads them back), histories
+// hold the ids, descriptions elide long lists, and a state of a few words
+// and a list of ids hashes by FNV-1a.
 //
 // Properties and the tests that check them:
 //
@@ -103,7 +104,8 @@
 //	Catches refutes, and fails on a correct object    TestStressCatches
 //	a seed replays every thread's choices             TestStressSeedReplaysChoices
 //	a hung history reports itself so far              TestStressWatchdog, TestProgressWithoutDescribe
-//	IDs keeps the order, nil for none                 ids_test.go TestIDsInOrderNilForNone
+//	Items are distinct, Seq their ids, nil for none   ids_test.go TestItemsAreDistinctWithTheirIDs
+//	IDs keeps the order, nil for none                 TestIDsInOrderNilForNone
 //	DescribeIDs elides a list past 12 to 6 + 6        TestDescribeIDsElidesTheMiddle
 //	HashWords: equal states alike, every part counts  TestHashWordsEqualStatesHashAlike
 //	stress runs: 1M items long, 50k -short; deadline  harness_test.go TestStressSizes

@@ -12,6 +12,33 @@ import (
 // ids, so that porcupine compares and prints plain values. These helpers are
 // the parts of that every component's model needs alike.
 
+// Items returns n distinct items with the ids first, first+1, ...; nil for
+// none.
+func Items(first, n int) []*int {
+	ids := Seq(first, n)
+	if ids == nil {
+		return nil
+	}
+	ps := make([]*int, n)
+	for i := range ids {
+		ps[i] = &ids[i]
+	}
+	return ps
+}
+
+// Seq returns the n ids first, first+1, ...: what IDs gives back for
+// Items(first, n), nil for none.
+func Seq(first, n int) []int {
+	if n <= 0 {
+		return nil
+	}
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = first + i
+	}
+	return ids
+}
+
 // IDs maps items to their ids, in order; nil for none, so that an output
 // with no items compares equal to the zero output.
 func IDs(ps []*int) []int {

@@ -16,6 +16,18 @@ func ptrs(vs ...int) []*int {
 	return out
 }
 
+func TestItemsAreDistinctWithTheirIDs(t *testing.T) {
+	ps := linearize.Items(5, 3)
+	assert.Equal(t, []int{5, 6, 7}, linearize.IDs(ps))
+	assert.Equal(t, linearize.Seq(5, 3), linearize.IDs(ps))
+	assert.NotSame(t, ps[0], ps[1])
+	assert.NotSame(t, ps[1], ps[2])
+	assert.Equal(t, []int{-2, -1}, linearize.Seq(-2, 2))
+	assert.Nil(t, linearize.Items(5, 0))
+	assert.Nil(t, linearize.Seq(5, 0), "nil for none, as IDs: Seq(k, 0) equals IDs of nothing")
+	assert.Equal(t, linearize.Seq(9, 0), linearize.IDs(linearize.Items(9, 0)))
+}
+
 func TestIDsInOrderNilForNone(t *testing.T) {
 	assert.Equal(t, []int{3, 1, 2}, linearize.IDs(ptrs(3, 1, 2)))
 	assert.Nil(t, linearize.IDs(nil))
