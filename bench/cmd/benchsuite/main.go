@@ -50,7 +50,8 @@ workload (NAME-scaling.svg too for one run at several GOMAXPROCS). A
 workload with Procs runs at each of them that is in -cpu (default: those
 at most NumCPU); one without, at the current GOMAXPROCS. A progress bar
 goes to stderr when it is a terminal, a line per run otherwise. A failed
-run makes the exit status 1 and writes nothing.`
+run makes the exit status 1 and writes nothing. The section written holds
+the workloads of this run only: with -run, the others' tables are gone.`
 
 const example = `  go run ./cmd/benchsuite -quick -no-write          # a check that every workload runs (about a minute)
   go run ./cmd/benchsuite -count 10 -benchtime 500ms  # the recorded run

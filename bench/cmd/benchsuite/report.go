@@ -146,9 +146,9 @@ func failures(p plan) []string {
 func ratioNote(g *group) string {
 	base := g.W.Impls[0].Name
 	if g.W.HigherIsBetter {
-		return fmt.Sprintf("%s, higher is better; ratio = %s / impl (above 1: %s does better)", g.W.MetricName(), base, base)
+		return fmt.Sprintf("%s, higher is better; ratio = %s / impl (above 1: %s is better)", g.W.MetricName(), base, base)
 	}
-	return fmt.Sprintf("%s, lower is better; ratio = impl / %s (above 1: %s is faster)", g.W.MetricName(), base, base)
+	return fmt.Sprintf("%s, lower is better; ratio = impl / %s (above 1: %s is better)", g.W.MetricName(), base, base)
 }
 
 // num formats a figure to about three significant digits, without
