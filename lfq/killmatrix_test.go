@@ -30,15 +30,12 @@ var killConfig = killmatrix.Config{
 	TLADir:    "../proofs/tla",
 	Mutations: lfq.Mutations(),
 	Set:       lfq.SetMutation,
-	Checkers: []killmatrix.Checker{
-		// Deterministic: the same verdict on every run and machine.
-		{Name: "explorer", Run: killByExplorer, Deterministic: true}, // DFS within the bound
-		{Name: "model", Run: killByModel, Deterministic: true},       // rapid, seed fixed by proptest
-		{Name: "scenarios", Run: killByScenarios, Deterministic: true},
-		// Extras: their verdicts depend on the machine's timing.
-		{Name: "stress", Run: killByStress},
-		{Name: "linearize", Run: killByLinearize},
-	},
+	// The explorer, the model and the scenarios carry the two kills (Ladder
+	// marks them deterministic); stress and the histories are extras.
+	Checkers: killmatrix.Ladder{
+		Explorer: killByExplorer, Model: killByModel, Scenarios: killByScenarios,
+		Stress: killByStress, Linearize: killByLinearize,
+	}.Checkers(),
 }
 
 func killByScenarios(*testing.T) error { return runScenarios() }

@@ -65,3 +65,31 @@ func ModelCatch(t *testing.T, prop func(*rapid.T), reason string) (string, error
 	}
 	return rec.FirstError(), nil
 }
+
+// Ladder names the bodies of a component's checkers by rung. Checkers lists
+// those given, in the table's order, each marked as its rung is in every
+// component: the explorer's DFS, the rapid model on its fixed seed and the
+// fixed scenarios are deterministic and carry the two kills; stress and the
+// histories of real goroutines depend on the machine's timing and are
+// extras. A nil rung has no column.
+type Ladder struct {
+	Explorer, Model, Scenarios func(t *testing.T) error
+	Stress, Linearize          func(t *testing.T) error
+}
+
+// Checkers is the ladder as Config.Checkers.
+func (l Ladder) Checkers() []Checker {
+	var cs []Checker
+	for _, c := range []Checker{
+		{Name: "explorer", Run: l.Explorer, Deterministic: true},
+		{Name: "model", Run: l.Model, Deterministic: true},
+		{Name: "scenarios", Run: l.Scenarios, Deterministic: true},
+		{Name: "stress", Run: l.Stress},
+		{Name: "linearize", Run: l.Linearize},
+	} {
+		if c.Run != nil {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}

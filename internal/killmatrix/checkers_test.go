@@ -2,6 +2,7 @@ package killmatrix_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -61,4 +62,28 @@ func TestModelCatchWantsTheReason(t *testing.T) {
 	_, err = killmatrix.ModelCatch(t, func(t *rapid.T) { rapid.IntRange(0, 10).Draw(t, "n") }, "over 50")
 	assert.Error(t, err)
 	assert.Regexp(t, `^rapid did not catch it in [1-9][0-9]* cases$`, err.Error(), "counts the cases rapid tried (1000, a fifth under -short)")
+}
+
+// TestLadderMarksEachRung: the columns come in the table's order, each run
+// by the body given for its rung, only the explorer, the model and the
+// scenarios deterministic; a rung not given has no column.
+func TestLadderMarksEachRung(t *testing.T) {
+	body := func(name string) func(*testing.T) error {
+		return func(*testing.T) error { return errors.New(name) }
+	}
+	cs := killmatrix.Ladder{
+		Explorer: body("explorer"), Model: body("model"), Scenarios: body("scenarios"),
+		Stress: body("stress"), Linearize: body("linearize"),
+	}.Checkers()
+	var got []string
+	for _, c := range cs {
+		assert.EqualError(t, c.Run(t), c.Name, "column %s runs another rung's body", c.Name)
+		got = append(got, fmt.Sprintf("%s %v", c.Name, c.Deterministic))
+	}
+	assert.Equal(t, []string{"explorer true", "model true", "scenarios true", "stress false", "linearize false"}, got)
+
+	cs = killmatrix.Ladder{Explorer: body("explorer"), Stress: body("stress")}.Checkers()
+	assert.Len(t, cs, 2)
+	assert.Equal(t, "stress", cs[1].Name)
+	assert.False(t, cs[1].Deterministic)
 }

@@ -32,10 +32,12 @@
 //	ByExplorer: n/a without the explorer, else its verdict  TestByExplorerRunsOnlyWithTheExplorer
 //	ByModel: a refuted property kills, first line as why    TestByModelCatchesAFailingProperty
 //	ModelCatch: caught for the expected reason, or an error TestModelCatchWantsTheReason
+//	Ladder: each rung's column, only three deterministic    TestLadderMarksEachRung
 //
 // ByExplorer and ByModel are the bodies of the "explorer" and "model"
 // checkers every component has; RunScenarios is the "scenarios" one's.
 // ModelCatch is ByModel for a model test's own proof that it can fail.
+// Ladder lists a component's checkers with the determinism each rung has.
 package killmatrix
 
 import (
