@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -104,6 +105,11 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	cmd := exec.Command(bin, suiteArgs(fs.FlagSet, args)...)
 	cmd.Dir = benchDir
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	// Ctrl-C reaches the runner too (same process group): wait for it to
+	// end and pass its status on, rather than die and leave the binary.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
 	err = cmd.Run()
 	var ee *exec.ExitError
 	switch {
