@@ -311,18 +311,14 @@ func linClient(q queueUnderTest, ops int) func(*linearize.Worker[linInput, linOu
 }
 
 func linDefaultConfig() linConfig {
-	cfg := linConfig{
-		histories: 2000,
+	return linConfig{
+		histories: linearize.Histories(),
 		ops:       60,
 		clients:   3,
 		seed:      rand.Uint64(),
 		newQueue:  newRealQueue,
-		timeout:   30 * time.Second,
+		timeout:   linearize.DefaultTimeout,
 	}
-	if testing.Short() {
-		cfg.histories = 200
-	}
-	return cfg
 }
 
 // TestLinearizable checks many short histories of three goroutines on one

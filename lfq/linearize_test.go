@@ -433,19 +433,15 @@ func linThief(victim linRing, ops int) func(*linearize.Worker[linInput, linOutpu
 }
 
 func linDefaultConfig() linConfig {
-	cfg := linConfig{
-		histories: 2000,
+	return linConfig{
+		histories: linearize.Histories(),
 		ownerOps:  200,
 		thiefOps:  60,
 		thieves:   3,
 		seed:      rand.Uint64(),
 		newVictim: newLinReal,
-		timeout:   30 * time.Second,
+		timeout:   linearize.DefaultTimeout,
 	}
-	if testing.Short() {
-		cfg.histories = 200
-	}
-	return cfg
 }
 
 // TestLinearizable checks many short histories of one owner and three

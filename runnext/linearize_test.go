@@ -454,19 +454,15 @@ func runLinHistory(name string, cfg linConfig, h int, st *linStats) (linearize.R
 }
 
 func linDefaultConfig() linConfig {
-	cfg := linConfig{
-		histories: 2000,
+	return linConfig{
+		histories: linearize.Histories(),
 		ownerOps:  200,
 		thiefOps:  60,
 		thieves:   3,
 		seed:      rand.Uint64(),
 		newQueue:  newRealQ,
-		timeout:   30 * time.Second,
+		timeout:   linearize.DefaultTimeout,
 	}
-	if testing.Short() {
-		cfg.histories = 200
-	}
-	return cfg
 }
 
 // TestLinearizable checks many short histories of one owner and three

@@ -85,7 +85,8 @@
 //
 // StressItems and StressDeadline size every component's exactly-once stress
 // run alike: a million items in long mode, 50,000 under -short, and the
-// watchdog's limit on the run.
+// watchdog's limit on the run; Histories is the number of histories a
+// linearizability test checks, 2,000 in long mode and 200 under -short.
 //
 // Items, Seq, IDs, DescribeIDs and HashWords are the parts every
 // component's tests need alike: items are *int pointing at their ids
@@ -108,7 +109,7 @@
 //	IDs keeps the order, nil for none                 TestIDsInOrderNilForNone
 //	DescribeIDs elides a list past 12 to 6 + 6        TestDescribeIDsElidesTheMiddle
 //	HashWords: equal states alike, every part counts  TestHashWordsEqualStatesHashAlike
-//	stress runs: 1M items long, 50k -short; deadline  harness_test.go TestStressSizes
+//	stress sizes: items, deadline, histories by mode  harness_test.go TestStressSizes
 //
 // Porcupine's search is exponential in the worst case (in the number of
 // operations that overlap in time), so check many short histories (a few

@@ -293,9 +293,11 @@ func TestStressSizes(t *testing.T) {
 	if testing.Short() {
 		assert.Equal(t, 50_000, linearize.StressItems())
 		assert.Equal(t, time.Minute, linearize.StressDeadline())
+		assert.Equal(t, 200, linearize.Histories())
 	} else {
 		assert.Equal(t, 1_000_000, linearize.StressItems())
 		assert.Equal(t, 5*time.Minute, linearize.StressDeadline())
+		assert.Equal(t, 2000, linearize.Histories())
 	}
 }
 

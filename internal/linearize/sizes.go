@@ -24,3 +24,13 @@ func StressDeadline() time.Duration {
 	}
 	return 5 * time.Minute
 }
+
+// Histories is how many histories a component's linearizability test
+// checks (CheckAll's n): 2,000 in long mode, 200 under -short. Each is a
+// few hundred operations, short enough for porcupine.
+func Histories() int {
+	if testing.Testing() && testing.Short() {
+		return 200
+	}
+	return 2000
+}
