@@ -29,7 +29,7 @@ bench/charts/NAME.svg per workload. A failed benchmark makes the exit
 status 1 and writes nothing. It builds and runs bench/cmd/benchsuite of
 the checkout the current directory is in (bench/ is a module of its own).`
 
-const benchExample = `  go run ./cmd/schedkit bench -quick -no-write                   # does every workload run? (about a minute)
+const benchExample = `  go run ./cmd/schedkit bench -quick -no-write                   # does every workload run? (under a minute)
   go run ./cmd/schedkit bench -count 10                            # the recorded run: RESULTS.md and charts
   go run ./cmd/schedkit bench -run '^chain-scaling$' -cpu 1,2,4,8  # the run-queue experiment's curve`
 
@@ -39,7 +39,7 @@ const benchExample = `  go run ./cmd/schedkit bench -quick -no-write            
 // would turn every non-zero status into 1.
 func runBench(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("bench", benchAbout, benchExample, stdout)
-	fs.Bool("quick", false, "shrink every workload and run each impl briefly, once: checks that the suite runs (about a minute)")
+	fs.Bool("quick", false, "shrink every workload and run each impl briefly, once: checks that the suite runs (under a minute)")
 	count := fs.Int("count", 5, "rounds, run interleaved in one process (1 with -quick unless given)")
 	runRE := fs.String("run", "", "run only the workloads whose name matches this regexp")
 	cpu := fs.String("cpu", "", "comma-separated GOMAXPROCS values for the workloads with Procs (default: their values up to NumCPU)")

@@ -62,7 +62,7 @@ func barSeries(gs []*group) []series {
 func barChart(path string, gs []*group, m machine) error {
 	w := gs[0].W
 	p := plot.New()
-	p.Title.Text = wrap(fmt.Sprintf("%s: %s (%s, NumCPU %d)", w.Name, w.Title, m.CPU, m.NumCPU), 80)
+	p.Title.Text = wrap(w.Name+": "+w.Title, 70) + fmt.Sprintf("\n(%s, NumCPU %d, %s)", m.CPU, m.NumCPU, m.Go)
 	p.Y.Label.Text = w.MetricName() + " (median, whisker: range over rounds)"
 	if w.HigherIsBetter {
 		p.Y.Label.Text = w.MetricName() + " (higher is better; median, whisker: range)"
@@ -113,7 +113,7 @@ func barChart(path string, gs []*group, m machine) error {
 func scalingChart(path string, gs []*group, m machine) error {
 	w := gs[0].W
 	p := plot.New()
-	p.Title.Text = wrap(fmt.Sprintf("%s: %s, against GOMAXPROCS (%s, NumCPU %d)", w.Name, w.Title, m.CPU, m.NumCPU), 80)
+	p.Title.Text = wrap(w.Name+": "+w.Title+", against GOMAXPROCS", 70) + fmt.Sprintf("\n(%s, NumCPU %d, %s)", m.CPU, m.NumCPU, m.Go)
 	p.X.Label.Text = "GOMAXPROCS (log scale)"
 	p.X.Scale = plot.LogScale{}
 	p.Y.Label.Text = w.MetricName() + " (median, bars: range)"
@@ -210,7 +210,7 @@ func writeCharts(dir string, p plan, m machine) (map[string][]string, error) {
 		}
 		out[name] = append(out[name], rel)
 		if len(gs) > 1 {
-			rel := "charts/" + name + "-scaling.svg"
+			rel := "charts/" + name + "-procs.svg"
 			if err := scalingChart(filepath.Join(dir, filepath.FromSlash(rel)), gs, m); err != nil {
 				return nil, fmt.Errorf("chart %s: %w", rel, err)
 			}

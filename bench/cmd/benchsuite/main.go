@@ -45,15 +45,16 @@ median of the metric over the rounds with its range, and the ratio of
 schedkit to each impl (median of the per-round ratios, with its range).
 Writes DIR/RESULTS.md's section between the lines
 ` + beginMarker + ` and ` + endMarker + `
-(the rest of the file is kept byte for byte) and DIR/charts/NAME.svg per
-workload (NAME-scaling.svg too for one run at several GOMAXPROCS). A
-workload with Procs runs at each of them that is in -cpu (default: those
-at most NumCPU); one without, at the current GOMAXPROCS. A progress bar
-goes to stderr when it is a terminal, a line per run otherwise. A failed
-run makes the exit status 1 and writes nothing. The section written holds
-the workloads of this run only: with -run, the others' tables are gone.`
+(the rest of the file is kept byte for byte), DIR/charts/NAME.svg per
+workload and, for one run at several GOMAXPROCS, NAME-procs.svg (the
+metric against GOMAXPROCS). A workload with Procs runs at each of them
+that is in -cpu (default: those at most NumCPU); one without, at the
+current GOMAXPROCS. A progress bar goes to stderr when it is a terminal,
+a line per run otherwise. A failed run makes the exit status 1 and writes
+nothing. The section written holds the workloads of this run only: with
+-run, the others' tables are gone.`
 
-const example = `  go run ./cmd/benchsuite -quick -no-write          # a check that every workload runs (about a minute)
+const example = `  go run ./cmd/benchsuite -quick -no-write          # a check that every workload runs (under a minute)
   go run ./cmd/benchsuite -count 10 -benchtime 500ms  # the recorded run
   go run ./cmd/benchsuite -run '^chain$' -cpu 1,2,4,8,16 -count 5`
 
@@ -77,7 +78,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (o options, code int, ok
 	fs := flag.NewFlagSet("benchsuite", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	fs.BoolVar(&o.quick, "quick", false, "shrink every workload and run each impl briefly, once: checks that the suite runs (about a minute)")
+	fs.BoolVar(&o.quick, "quick", false, "shrink every workload and run each impl briefly, once: checks that the suite runs (under a minute)")
 	fs.IntVar(&o.count, "count", 0, "rounds, run interleaved in one process (default 5, or 1 with -quick)")
 	runRE := fs.String("run", "", "run only the workloads whose name matches this regexp")
 	cpuList := fs.String("cpu", "", "comma-separated GOMAXPROCS values for the workloads with Procs (default: their values up to NumCPU)")

@@ -171,11 +171,11 @@ func TestRunWritesTablesChartsAndSection(t *testing.T) {
 	assert.Contains(t, text, " | slow | 30.0 | 30.0..30.0 | 3.00x | 3.00..3.00 |")
 	assert.Contains(t, text, "| 2 | peer | 50.0 | 50.0..50.0 | 4.00x | 4.00..4.00 |")
 	assert.Contains(t, text, "About text of the fake.")
-	for _, c := range []string{"zz-test-ok.svg", "zz-test-procs.svg", "zz-test-procs-scaling.svg"} {
+	for _, c := range []string{"zz-test-ok.svg", "zz-test-procs.svg", "zz-test-procs-procs.svg"} {
 		assert.Contains(t, text, "](charts/"+c+")")
 		assertSVG(t, filepath.Join(dir, "charts", c))
 	}
-	assert.NoFileExists(t, filepath.Join(dir, "charts", "zz-test-ok-scaling.svg"), "one GOMAXPROCS value: no scaling curve")
+	assert.NoFileExists(t, filepath.Join(dir, "charts", "zz-test-ok-procs.svg"), "one GOMAXPROCS value: no scaling curve")
 
 	// A second run replaces the section, not appends another.
 	stdout.Reset()
