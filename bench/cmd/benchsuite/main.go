@@ -207,11 +207,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	h := header{Machine: m, Command: o.cmdline, Rounds: o.count, Benchtime: o.benchtime, Quick: o.quick, Date: time.Now()}
+	h := header{Machine: m, Command: o.cmdline, Rounds: o.count, Benchtime: o.benchtime, Quick: o.quick, Date: time.Now(),
+		LoadStart: loadAverage("/proc/loadavg")}
 
 	pr := newProgress(stderr, o.count*p.runs())
 	measureRounds(p, o.count, o.timeout, pr)
 	pr.finish()
+	h.LoadEnd = loadAverage("/proc/loadavg")
 
 	if err := writeText(stdout, h, p); err != nil {
 		fmt.Fprintf(stderr, "benchsuite: %v\n", err)

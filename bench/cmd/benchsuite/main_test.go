@@ -307,6 +307,16 @@ func TestNumAndShellArgs(t *testing.T) {
 	assert.Equal(t, " -quick -run 'tiny|chain$' -cpu 1,2 'it'\\''s'", shellArgs([]string{"-quick", "-run", "tiny|chain$", "-cpu", "1,2", "it's"}))
 }
 
+func TestLoadAverage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "loadavg")
+	require.NoError(t, os.WriteFile(path, []byte("2.61 4.66 4.10 3/512 1234\n"), 0o644))
+	assert.Equal(t, "2.61", loadAverage(path))
+	assert.Equal(t, "", loadAverage(filepath.Join(t.TempDir(), "none")))
+	h := header{LoadStart: "2.61", LoadEnd: "3.00"}
+	assert.Equal(t, "1-minute load average 2.61 before the run, 3.00 after", h.loadLine())
+	assert.Equal(t, "", header{LoadStart: "1"}.loadLine(), "unknown at one end: not stated")
+}
+
 func TestCPUModel(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cpuinfo")
 	require.NoError(t, os.WriteFile(path, []byte("processor\t: 0\nmodel name\t: Fancy CPU 9000\nmodel name\t: other\n"), 0o644))

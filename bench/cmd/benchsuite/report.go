@@ -59,6 +59,30 @@ type header struct {
 	Benchtime string
 	Quick     bool
 	Date      time.Time
+	// LoadStart and LoadEnd are the 1-minute load averages before and
+	// after the run ("" where unknown): on a shared machine they say how
+	// much else ran.
+	LoadStart, LoadEnd string
+}
+
+// loadAverage is the 1-minute load average of a /proc/loadavg file, or "".
+func loadAverage(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+func (h header) loadLine() string {
+	if h.LoadStart == "" || h.LoadEnd == "" {
+		return ""
+	}
+	return fmt.Sprintf("1-minute load average %s before the run, %s after", h.LoadStart, h.LoadEnd)
 }
 
 func (h header) runLine() string {
@@ -186,6 +210,9 @@ func ratioText(r row) (median, rng string) {
 // writeText writes the run's tables for a terminal.
 func writeText(w io.Writer, h header, p plan) error {
 	fmt.Fprintf(w, "machine: %s\ncommand: %s\nrun: %s\n", h.Machine, h.Command, h.runLine())
+	if l := h.loadLine(); l != "" {
+		fmt.Fprintf(w, "load: %s\n", l)
+	}
 	for _, s := range p.Skipped {
 		fmt.Fprintf(w, "skipped %s\n", s)
 	}
@@ -237,6 +264,9 @@ func markdown(h header, p plan, charts map[string][]string) string {
 	fmt.Fprintf(&b, "| command | `%s` |\n", mdCell(h.Command))
 	fmt.Fprintf(&b, "| run | %s |\n", mdCell(h.runLine()))
 	fmt.Fprintf(&b, "| date | %s |\n", h.Date.UTC().Format("2006-01-02 15:04 UTC"))
+	if l := h.loadLine(); l != "" {
+		fmt.Fprintf(&b, "| load | %s |\n", l)
+	}
 	b.WriteString("\nEach cell is the median over the rounds, with the range beside it. A ratio is taken per round " +
 		"(both runs of the pair in the same round) and its median and range given, so it is not the ratio of the " +
 		"medians.\n")
