@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -322,4 +324,42 @@ func TestCPUModel(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("processor\t: 0\nmodel name\t: Fancy CPU 9000\nmodel name\t: other\n"), 0o644))
 	assert.Equal(t, "Fancy CPU 9000", cpuModel(path))
 	assert.Equal(t, "CPU model unknown", cpuModel(filepath.Join(t.TempDir(), "none")))
+}
+
+// recorder is a progress that keeps the runs' descriptions in order.
+type recorder struct{ started, ended []string }
+
+func (r *recorder) start(desc string) { r.started = append(r.started, desc) }
+func (r *recorder) done()             { r.ended = append(r.ended, r.started[len(r.started)-1]) }
+
+// Rounds are interleaved: round r runs every workload, GOMAXPROCS value
+// and impl once before round r+1 starts, each run ends before the next
+// starts, and GOMAXPROCS is put back after each run.
+func TestRoundsInterleave(t *testing.T) {
+	restore, err := setTestingFlags(options{benchtime: "1x"})
+	require.NoError(t, err)
+	defer restore()
+	before := runtime.GOMAXPROCS(0)
+	p := makePlan(suite.All(), regexp.MustCompile(`^zz-test-(ok|procs)$`).MatchString, []int{1, 2}, 2, before)
+	var r recorder
+	measureRounds(p, 2, time.Minute, &r)
+	var want []string
+	for round := 1; round <= 2; round++ {
+		for _, s := range []string{"zz-test-ok procs=%d impl=schedkit", "zz-test-ok procs=%d impl=slow", "zz-test-ok procs=%d impl=fast"} {
+			want = append(want, fmt.Sprintf("round %d/2 "+s, round, before))
+		}
+		for _, procs := range []int{1, 2} {
+			for _, im := range []string{"schedkit", "peer"} {
+				want = append(want, fmt.Sprintf("round %d/2 zz-test-procs procs=%d impl=%s", round, procs, im))
+			}
+		}
+	}
+	assert.Equal(t, want, r.started)
+	assert.Equal(t, want, r.ended)
+	assert.Equal(t, before, runtime.GOMAXPROCS(0))
+	for _, g := range p.Groups {
+		for i := range g.Runs {
+			assert.Len(t, g.Runs[i], 2, "%s impl %d: a sample per round", g.W.Name, i)
+		}
+	}
 }
