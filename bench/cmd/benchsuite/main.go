@@ -16,6 +16,21 @@
 // written, so recorded results are never replaced by a broken run) or a
 // file could not be written; 2 for a bad flag or a -run that matches no
 // workload.
+//
+// What the comments here state, and the test that fails when it breaks:
+//   - rounds interleave; GOMAXPROCS is set per run and put back:
+//     TestRoundsInterleave, TestRunWritesTablesChartsAndSection
+//   - a ratio is the median of per-round ratios, peer/schedkit or
+//     schedkit/peer by the metric's direction: TestRatioHandComputed (hand
+//     computed; the ratio of medians and the inverted ratio fail it)
+//   - the Procs a workload runs at: TestMakePlanPicksProcs
+//   - RESULTS.md outside the markers is kept byte for byte, misplaced
+//     markers refuse the write: TestReplaceSection,
+//     TestRunWritesTablesChartsAndSection
+//   - every chart is an SVG document: TestRunWritesTablesChartsAndSection
+//   - a failed, panicking or metric-less run gets no figure or ratio,
+//     exits 1 and writes nothing: TestFailedRunExitsNonZeroAndWritesNothing
+//   - a bad flag is one line and exit 2: TestFlagErrors
 package main
 
 import (
