@@ -26,10 +26,12 @@ peer: the median of -count rounds run interleaved in one process, with
 the range), then writes bench/RESULTS.md's generated section (between
 its "schedkit bench" marker lines; the rest of the file is kept) and
 bench/charts/NAME.svg per workload. A failed benchmark makes the exit
-status 1 and writes nothing. It builds and runs bench/cmd/benchsuite of
-the checkout the current directory is in (bench/ is a module of its own).`
+status 1 and writes nothing. -quick writes nothing unless -out is given:
+its shrunk workloads check that the suite runs; they measure nothing. It
+builds and runs bench/cmd/benchsuite of the checkout the current
+directory is in (bench/ is a module of its own).`
 
-const benchExample = `  go run ./cmd/schedkit bench -quick -no-write                   # does every workload run? (under a minute)
+const benchExample = `  go run ./cmd/schedkit bench -quick                             # does every workload run? (under a minute; writes nothing)
   go run ./cmd/schedkit bench -count 10                            # the recorded run: RESULTS.md and charts
   go run ./cmd/schedkit bench -run '^chain-scaling$' -cpu 1,2,4,8  # the run-queue experiment's curve`
 
@@ -44,7 +46,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	runRE := fs.String("run", "", "run only the workloads whose name matches this regexp")
 	cpu := fs.String("cpu", "", "comma-separated GOMAXPROCS values for the workloads with Procs (default: their values up to NumCPU)")
 	benchtime := fs.String("benchtime", "300ms", "time (or Nx count) per run, as go test's -benchtime (30ms with -quick unless given)")
-	out := fs.String("out", "", "directory of RESULTS.md and charts/ (default: the checkout's bench/)")
+	out := fs.String("out", "", "directory of RESULTS.md and charts/ (default: the checkout's bench/; -quick writes only where -out is given)")
 	fs.Bool("no-write", false, "print the tables only; write no file")
 	fs.Duration("timeout", 5*time.Minute, "a run that takes longer is ended with every goroutine's stack")
 	if code, ok := parseFlags(fs, args, stderr); !ok {

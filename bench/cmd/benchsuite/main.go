@@ -30,6 +30,7 @@
 //   - every chart is an SVG document: TestRunWritesTablesChartsAndSection
 //   - a failed, panicking or metric-less run gets no figure or ratio,
 //     exits 1 and writes nothing: TestFailedRunExitsNonZeroAndWritesNothing
+//   - -quick writes nothing unless -out is given: TestQuickWritesOnlyWithOut
 //   - a bad flag is one line and exit 2: TestFlagErrors
 package main
 
@@ -67,9 +68,10 @@ that is in -cpu (default: those at most NumCPU); one without, at the
 current GOMAXPROCS. A progress bar goes to stderr when it is a terminal,
 a line per run otherwise. A failed run makes the exit status 1 and writes
 nothing. The section written holds the workloads of this run only: with
--run, the others' tables are gone.`
+-run, the others' tables are gone. -quick writes nothing unless -out is
+given: its shrunk workloads are a check, not a measurement.`
 
-const example = `  go run ./cmd/benchsuite -quick -no-write          # a check that every workload runs (under a minute)
+const example = `  go run ./cmd/benchsuite -quick                    # a check that every workload runs (under a minute; writes nothing)
   go run ./cmd/benchsuite -count 10 -benchtime 500ms  # the recorded run
   go run ./cmd/benchsuite -run '^chain$' -cpu 1,2,4,8,16 -count 5`
 
@@ -82,8 +84,10 @@ type options struct {
 	benchtime string
 	out       string
 	noWrite   bool
-	timeout   time.Duration
-	cmdline   string
+	// quickNoWrite is a noWrite that -quick implied.
+	quickNoWrite bool
+	timeout      time.Duration
+	cmdline      string
 }
 
 // parseArgs parses the command line. ok is false when the command must
@@ -98,7 +102,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (o options, code int, ok
 	runRE := fs.String("run", "", "run only the workloads whose name matches this regexp")
 	cpuList := fs.String("cpu", "", "comma-separated GOMAXPROCS values for the workloads with Procs (default: their values up to NumCPU)")
 	fs.StringVar(&o.benchtime, "benchtime", "", "time (or Nx count) per run, as go test's -benchtime (default 300ms, or 30ms with -quick)")
-	fs.StringVar(&o.out, "out", ".", "directory of RESULTS.md and charts/")
+	fs.StringVar(&o.out, "out", ".", "directory of RESULTS.md and charts/ (-quick writes only where -out is given)")
 	fs.BoolVar(&o.noWrite, "no-write", false, "print the tables only; write no file")
 	fs.DurationVar(&o.timeout, "timeout", 5*time.Minute, "a run that takes longer is ended with every goroutine's stack")
 	fs.StringVar(&o.cmdline, "cmdline", "", "the command line to record in RESULTS.md (set by schedkit bench)")
@@ -129,6 +133,11 @@ func parseArgs(args []string, stdout, stderr io.Writer) (o options, code int, ok
 	}
 	if o.count < 1 {
 		return bad("-count %d: want at least 1", o.count)
+	}
+	if o.quick && !set["out"] && !o.noWrite {
+		// Shrunk workloads are no measurement: keep them out of
+		// RESULTS.md unless asked.
+		o.noWrite, o.quickNoWrite = true, true
 	}
 	if !set["benchtime"] {
 		o.benchtime = "300ms"
@@ -242,7 +251,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr)
 		return 1
 	}
-	if o.noWrite {
+	runs := fmt.Sprintf("\n%d runs (%d workload(s), %d round(s)) in %v", o.count*p.runs(), workloads(p), o.count,
+		time.Since(h.Date).Round(100*time.Millisecond))
+	switch {
+	case o.quickNoWrite:
+		fmt.Fprintf(stdout, "%s; wrote nothing: -quick's shrunk workloads are no measurement (-out DIR writes them)\n", runs)
+		return 0
+	case o.noWrite:
+		fmt.Fprintf(stdout, "%s; wrote nothing (-no-write)\n", runs)
 		return 0
 	}
 	charts, err := writeCharts(o.out, p, m)
@@ -259,8 +275,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	for _, cs := range charts {
 		n += len(cs)
 	}
-	fmt.Fprintf(stdout, "\nwrote %s and %d chart(s) in %s\n", res, n, filepath.Join(o.out, "charts"))
+	fmt.Fprintf(stdout, "%s; wrote %s and %d chart(s) in %s\n", runs, res, n, filepath.Join(o.out, "charts"))
 	return 0
+}
+
+// workloads is the number of workloads p runs.
+func workloads(p plan) int {
+	n := 0
+	for i, g := range p.Groups {
+		if i == 0 || g.W.Name != p.Groups[i-1].W.Name {
+			n++
+		}
+	}
+	return n
 }
 
 // shellArgs is args as a shell would take them back, each after a space:

@@ -179,6 +179,8 @@ func TestRunWritesTablesChartsAndSection(t *testing.T) {
 	}
 	assert.NoFileExists(t, filepath.Join(dir, "charts", "zz-test-ok-procs.svg"), "one GOMAXPROCS value: no scaling curve")
 
+	assert.Regexp(t, `\n21 runs \(2 workload\(s\), 3 round\(s\)\) in [0-9.]+m?s; wrote `+regexp.QuoteMeta(res)+` and 3 chart\(s\) in `, out)
+
 	// A second run replaces the section, not appends another.
 	stdout.Reset()
 	require.Equal(t, 0, run([]string{"-run", "^zz-test-ok$", "-benchtime", "1x", "-count", "1", "-out", dir}, &stdout, io.Discard))
@@ -239,6 +241,30 @@ func TestFailedRunExitsNonZeroAndWritesNothing(t *testing.T) {
 	var stdout bytes.Buffer
 	run([]string{"-run", "^zz-test-basefail$", "-count", "1", "-benchtime", "1x", "-no-write"}, &stdout, io.Discard)
 	assert.Regexp(t, `(?m)^  peer +10\.0 +10\.0\.\.10\.0 +no ratio`, stdout.String())
+}
+
+// -quick writes nothing unless -out is given: shrunk workloads must not
+// replace recorded results.
+func TestQuickWritesOnlyWithOut(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var stdout bytes.Buffer
+	require.Equal(t, 0, run([]string{"-quick", "-run", "^zz-test-ok$", "-benchtime", "1x"}, &stdout, io.Discard))
+	assert.Contains(t, stdout.String(), "; wrote nothing: -quick's shrunk workloads are no measurement (-out DIR writes them)")
+	ents, err := os.ReadDir(".")
+	require.NoError(t, err)
+	assert.Empty(t, ents)
+
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"-quick", "-run", "^zz-test-ok$", "-benchtime", "1x", "-out", "."}, &stdout, io.Discard))
+	assert.FileExists(t, "RESULTS.md")
+	assert.FileExists(t, filepath.Join("charts", "zz-test-ok.svg"))
+	doc, err := os.ReadFile("RESULTS.md")
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), "-quick (shrunk workloads: a check that the suite runs, not a measurement)")
+
+	stdout.Reset()
+	require.Equal(t, 0, run([]string{"-run", "^zz-test-ok$", "-benchtime", "1x", "-count", "1", "-no-write"}, &stdout, io.Discard))
+	assert.Contains(t, stdout.String(), "; wrote nothing (-no-write)")
 }
 
 func TestFlagErrors(t *testing.T) {
