@@ -88,7 +88,13 @@ kill_matrix() {
 		grep -v -e '^=== RUN' -e '^=== CONT' -e '^=== PAUSE'
 }
 
-bench_module() { (cd bench && go vet ./... && go test -count=1 -run '^$' -bench . -benchtime=1x ./...); }
+# The bench module's own tests (the suite runner's, the workloads' checks),
+# every benchmark once, then the front door: `schedkit bench -quick` runs the
+# whole suite through the runner and writes nothing.
+bench_module() {
+	(cd bench && go vet ./... && go test -count=1 -short -bench . -benchtime=1x ./...) &&
+		go run ./cmd/schedkit bench -quick
+}
 
 # TLC runs from a binary built here, never through `go run`: go run turns every non-zero exit
 # of the program into 1, and "skipped, no jar" (exit 3) would read as a failure.
@@ -113,7 +119,7 @@ step test "go test -race -short (unit, property, fuzz seeds, stress)" unit_tests
 step explore "go test -tags schedcheck (interleaving explorer on the real code)" explorer_tests
 step checked "go test -tags schedkit_checked (single-owner and single-thief guards)" checked_tests
 step killmatrix "kill matrix: every seeded mutant caught by at least two deterministic checkers" kill_matrix
-step bench "bench module: vet and every benchmark once" bench_module
+step bench "bench module: vet, its tests, every benchmark once, schedkit bench -quick" bench_module
 skippable_step tlc "TLC: every spec passes, every mutant is rejected" tlc
 
 echo "test: $passed passed, $failed failed, $skipped skipped"
