@@ -131,6 +131,9 @@
 //   - A Wait runs its own group's children before other queued tasks, so
 //     Waits nest on an M about as deep as the task tree (its depth on one
 //     P), whatever the number of tasks.
+//   - An M calls runtime.Gosched every 64 tasks (yieldEvery), so sysmon,
+//     a handoff's new M and a readied waiter, goroutines that need a Go P,
+//     run within 64 short tasks even when every Go P runs an M.
 //   - A Wait helps with tasks not its group's only while fewer than
 //     helpNestCap (16) Waits are nested on its M; past that it hands its P
 //     away and sleeps. So a tree whose groups are waited by the tasks that
@@ -179,6 +182,8 @@
 //	Waits nest at most the tree's depth on 1 P, and     nesting_test.go TestWaitNestingBounded
 //	  depth + 16 on 2 and 4 Ps (depth 12)
 //	a Wait helps others only under 16 nested Waits      nesting_test.go TestWaitHelpNestingCapped
+//	a goroutine readied on a busy M's Go P runs within  yield_test.go TestMLoopYields
+//	  two yield periods (GOMAXPROCS 1, counted in tasks)
 //	a child runs once when its Wait races a thief       explore_test.go wait-inline-vs-thief (schedcheck)
 //	lazy group context: error, Wait, parent cancel it;  groupctx_test.go TestGroupContext*, explore_test.go
 //	  made after the error it is already cancelled        ctx-vs-error (schedcheck)
@@ -199,7 +204,7 @@
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership,
 //	                                                    HelpOthersFirst, TakeIgnoresClaim,
 //	                                                    LazyCtxMissesError, RecycleEarly,
-//	                                                    NoHelpCap
+//	                                                    NoHelpCap, NoYield
 //
 // # Tracing
 //

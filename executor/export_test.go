@@ -16,3 +16,6 @@ func SetNestHook(f func(depth int)) (restore func()) {
 // HelpNestCap is the nesting of Waits on an M past which a Wait helps only
 // with its own group's children.
 const HelpNestCap = helpNestCap
+
+// YieldEvery is how many tasks an M runs between runtime.Gosched calls.
+const YieldEvery = yieldEvery

@@ -38,6 +38,8 @@ var killConfig = killmatrix.Config{
 		{Name: "nesting", Deterministic: true, Run: bubbles(waitNesting(1, 12, nestSlack[1]))},
 		{Name: "helpcap", Deterministic: true, Run: bubbles(waitChain(3*executor.HelpNestCap, false))},
 		{Name: "helpcap2", Deterministic: true, Run: bubbles(waitChain(3*executor.HelpNestCap, true))},
+		{Name: "yield", Deterministic: true, Run: func(*testing.T) error { return readiedGoroutineRuns(false) }},
+		{Name: "yield2", Deterministic: true, Run: func(*testing.T) error { return readiedGoroutineRuns(true) }},
 		{Name: "groupctx", Deterministic: true, Run: func(t *testing.T) error {
 			return joinErr(ctxAskedAfterError(t), ctxDerivedAfterError(t))
 		}},

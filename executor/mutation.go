@@ -54,6 +54,10 @@ const (
 	// Waits that each wait on a group whose children run elsewhere stack
 	// up on one M as deep as the number of such tasks.
 	noHelpCap
+	// NoYield: an M never calls runtime.Gosched between tasks, so a
+	// goroutine readied on the Go P it runs on (sysmon, a handoff's new
+	// M, a waiter) waits for the runtime's 10 ms preemption.
+	noYield
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -71,4 +75,5 @@ var mutationNames = [...]string{
 	lazyCtxMissesError:    "LazyCtxMissesError",
 	recycleEarly:          "RecycleEarly",
 	noHelpCap:             "NoHelpCap",
+	noYield:               "NoYield",
 }

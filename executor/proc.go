@@ -139,6 +139,8 @@ type worker struct {
 
 	// nest counts the Waits on this M that are running a task inline.
 	nest int
+	// ticks counts the tasks the M loop ran, for yieldEvery.
+	ticks uint32
 }
 
 // rand is the victim order's random source: xorshift64*, seeded per worker,

@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"runtime"
 	"runtime/trace"
 	"time"
 
@@ -56,8 +57,22 @@ func (e *Executor) schedule(w *worker) {
 			return
 		}
 		e.execute(w, t, inherit)
+		if w.ticks++; w.ticks%yieldEvery == 0 && mutant != noYield {
+			runtime.Gosched()
+		}
 	}
 }
+
+// yieldEvery is how many tasks an M runs between calls to runtime.Gosched.
+// An M is a goroutine, and sysmon, a handoff's new M and a readied
+// waiter are goroutines too: with as many Ps as GOMAXPROCS, every Go P
+// runs an M that never blocks while tasks are queued, so those goroutines
+// wait for the Go runtime's own preemption (forcePreemptNS, 10 ms) before
+// they run, and a slice overran by several times (5 to 8 slices measured
+// in bench's pingpong). Yielding every 64 tasks lets them in within 64
+// short tasks, for about 2 ns a task (a Gosched, ~150 ns, per 64). A task
+// that computes for long is preempted by the runtime as any goroutine.
+const yieldEvery = 64
 
 // exitP gets a P for an M that has none: an idle one, else it parks until
 // handed one. It returns false if the executor shut down. It mirrors
