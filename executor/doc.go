@@ -131,6 +131,13 @@
 //   - A Wait runs its own group's children before other queued tasks, so
 //     Waits nest on an M about as deep as the task tree (its depth on one
 //     P), whatever the number of tasks.
+//   - After sysmon retakes a P for an overrun slice, the P's runnext task
+//     does not inherit the slice: it goes to the global queue's tail (as
+//     gopreempt_m puts a preempted goroutine there), so the tasks queued
+//     behind a runnext ping-pong run next.
+//   - sysmon polls at least every Slice/8 while any P is busy (the runtime
+//     backs off to 10 ms, its slice), so an overrun is seen within a
+//     quarter slice and a queued task waits about 1.25 slices at most.
 //   - An M calls runtime.Gosched every 64 tasks (yieldEvery), so sysmon,
 //     a handoff's new M and a readied waiter, goroutines that need a Go P,
 //     run within 64 short tasks even when every Go P runs an M.
@@ -182,6 +189,7 @@
 //	Waits nest at most the tree's depth on 1 P, and     nesting_test.go TestWaitNestingBounded
 //	  depth + 16 on 2 and 4 Ps (depth 12)
 //	a Wait helps others only under 16 nested Waits      nesting_test.go TestWaitHelpNestingCapped
+//	after a retake runnext goes behind the queued tasks preempt_test.go TestPreemptedRunnextGoesBehind
 //	a goroutine readied on a busy M's Go P runs within  yield_test.go TestMLoopYields
 //	  two yield periods (GOMAXPROCS 1, counted in tasks)
 //	a child runs once when its Wait races a thief       explore_test.go wait-inline-vs-thief (schedcheck)
@@ -204,7 +212,7 @@
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership,
 //	                                                    HelpOthersFirst, TakeIgnoresClaim,
 //	                                                    LazyCtxMissesError, RecycleEarly,
-//	                                                    NoHelpCap, NoYield
+//	                                                    NoHelpCap, NoYield, PreemptKeepsNext
 //
 // # Tracing
 //

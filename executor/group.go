@@ -417,7 +417,7 @@ func (e *Executor) findHelp(w *worker, p *proc) (*task, bool) {
 		return e.globalGet(p), false
 	}
 	for {
-		if t, inherit := e.localGet(p); t != nil {
+		if t, inherit := e.localGet(w, p); t != nil {
 			return t, inherit
 		}
 		if t := e.globalBatch(w, p); t != nil {

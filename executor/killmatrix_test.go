@@ -40,6 +40,8 @@ var killConfig = killmatrix.Config{
 		{Name: "helpcap2", Deterministic: true, Run: bubbles(waitChain(3*executor.HelpNestCap, true))},
 		{Name: "yield", Deterministic: true, Run: func(*testing.T) error { return readiedGoroutineRuns(false) }},
 		{Name: "yield2", Deterministic: true, Run: func(*testing.T) error { return readiedGoroutineRuns(true) }},
+		{Name: "preempt", Deterministic: true, Run: bubbles(pingPongSpawnFirst(false))},
+		{Name: "preempt2", Deterministic: true, Run: bubbles(pingPongSpawnFirst(true))},
 		{Name: "groupctx", Deterministic: true, Run: func(t *testing.T) error {
 			return joinErr(ctxAskedAfterError(t), ctxDerivedAfterError(t))
 		}},

@@ -58,6 +58,10 @@ const (
 	// goroutine readied on the Go P it runs on (sysmon, a handoff's new
 	// M, a waiter) waits for the runtime's 10 ms preemption.
 	noYield
+	// PreemptKeepsNext: the M a retaken P is handed to takes the runnext
+	// task first, inheriting the overrun slice, so a runnext ping-pong
+	// goes on ahead of the tasks queued in the ring.
+	preemptKeepsNext
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -76,4 +80,5 @@ var mutationNames = [...]string{
 	recycleEarly:          "RecycleEarly",
 	noHelpCap:             "NoHelpCap",
 	noYield:               "NoYield",
+	preemptKeepsNext:      "PreemptKeepsNext",
 }

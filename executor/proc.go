@@ -46,6 +46,10 @@ type proc struct {
 	// runnext); sysmon watches it to see a task overrun, as the runtime's
 	// sysmontick does. The holder is its only writer.
 	schedtick atomicx.Uint32
+	// preempted is set by sysmon when it retakes the P for an overrun
+	// slice and cleared by the next holder's first runnext get, which puts
+	// that task on the global queue instead of letting it inherit the slice.
+	preempted atomicx.Uint32
 
 	// Used only by the holder in pSched or pSpawn.
 	q      runnext.Queue[task]

@@ -125,7 +125,7 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 					return t, false
 				}
 			}
-			if t, inherit := e.localGet(p); t != nil {
+			if t, inherit := e.localGet(w, p); t != nil {
 				return t, inherit
 			}
 			if t := e.globalBatch(w, p); t != nil {
@@ -185,12 +185,24 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 }
 
 // localGet is the P's runnext, then its ring, skipping records a Wait
-// has run inline. Holder only (pSched).
-func (e *Executor) localGet(p *proc) (*task, bool) {
+// has run inline. Holder only (pSched). After a retake for an overrun
+// slice the runnext task goes to the global queue's tail first: a
+// ping-pong through runnext would otherwise go on inheriting the slice on
+// the M the P was handed to, ahead of every queued task, local or global.
+// It mirrors preemption, where gopreempt_m puts the overrunning goroutine
+// on the global queue, so the next pick is the ring's head, then the
+// global tasks queued before it.
+func (e *Executor) localGet(w *worker, p *proc) (*task, bool) {
 	for {
 		t, inherit := p.q.Get()
 		if t == nil {
 			return nil, false
+		}
+		if inherit && p.preempted.Load() != 0 && mutant != preemptKeepsNext {
+			p.preempted.Store(0)
+			p.stats.preempts.Add(1)
+			e.global.Put(t)
+			continue
 		}
 		if !t.take() {
 			e.release(p, t)
@@ -494,6 +506,7 @@ func (e *Executor) retake(w *worker, p *proc, s uint32) bool {
 		w.lent.Add(-1)
 		return false
 	}
+	p.preempted.Store(1)
 	p.m.Store(nil)
 	p.stats.retakes.Add(1)
 	e.event(EventRetake, p.id, w, 0)

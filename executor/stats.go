@@ -78,6 +78,7 @@ type procStats struct {
 	overflows        atomicx.Uint64
 	handoffs         atomicx.Uint64
 	retakes          atomicx.Uint64
+	preempts         atomicx.Uint64
 	resumes          atomicx.Uint64
 	yields           atomicx.Uint64
 	helped           atomicx.Uint64
@@ -104,6 +105,7 @@ type ProcStats struct {
 	Overflows        uint64 // full rings that sent half to the global queue
 	Handoffs         uint64 // Ps given away by their task (Blocking, Yield, Wait)
 	Retakes          uint64 // Ps taken by sysmon from a task past its slice
+	Preempts         uint64 // runnext tasks sent to the global queue after a retake, not inheriting the slice
 	Resumes          uint64 // Ps handed to a task waiting for one
 	Yields           uint64 // Yields that gave the P away
 	Helped           uint64 // tasks run by a Wait while it waited
@@ -127,6 +129,7 @@ func (s *ProcStats) add(o ProcStats) {
 	s.Overflows += o.Overflows
 	s.Handoffs += o.Handoffs
 	s.Retakes += o.Retakes
+	s.Preempts += o.Preempts
 	s.Resumes += o.Resumes
 	s.Yields += o.Yields
 	s.Helped += o.Helped
@@ -209,7 +212,7 @@ func (e *Executor) Stats() Stats {
 			Tasks: ps.tasks.Load(), RunnextHits: ps.runnext.Load(), RingGets: ps.ringGets.Load(),
 			GlobalGets: ps.globalGets.Load(), GlobalBatches: ps.globalBatches.Load(),
 			GlobalBatchTasks: ps.globalBatchTasks.Load(), Steals: ps.steals.Load(), Stolen: ps.stolen.Load(),
-			Overflows: ps.overflows.Load(), Handoffs: ps.handoffs.Load(), Retakes: ps.retakes.Load(),
+			Overflows: ps.overflows.Load(), Handoffs: ps.handoffs.Load(), Retakes: ps.retakes.Load(), Preempts: ps.preempts.Load(),
 			Resumes: ps.resumes.Load(), Yields: ps.yields.Load(), Helped: ps.helped.Load(),
 			Parks: ps.parks.Load(), Unparks: ps.unparks.Load(), SpinStarts: ps.spinStarts.Load(),
 			SpinStops: ps.spinStops.Load(), Panics: ps.panics.Load(), QueueLen: p.q.Len(),

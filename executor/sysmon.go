@@ -7,7 +7,11 @@ import (
 )
 
 // sysmon's sleep between rounds: 20µs while it keeps finding Ps to take,
-// doubling after 50 idle rounds up to 10ms, as the runtime's sysmon.
+// doubling after 50 idle rounds up to 10ms, as the runtime's sysmon, and
+// never past Slice/8: a slice's start and its overrun are each seen one
+// round late, so the runtime's 10ms (its whole slice) let a queued task
+// wait past two slices behind a runnext ping-pong (bench's pingpong: 2.4
+// slices at Slice/4, 1.9 at Slice/8, 4 at 10ms).
 const (
 	sysmonMinDelay = 20 * time.Microsecond
 	sysmonMaxDelay = 10 * time.Millisecond
@@ -36,7 +40,7 @@ func (e *Executor) sysmon() {
 		case idle == 0:
 			delay = sysmonMinDelay
 		case idle > sysmonIdleRuns:
-			delay = min(2*delay, sysmonMaxDelay)
+			delay = min(2*delay, sysmonMaxDelay, max(sysmonMinDelay, e.cfg.Slice/8))
 		}
 		atomicx.Sleep(delay)
 		if e.retakeAll(atomicx.Nanotime()) > 0 {

@@ -82,6 +82,7 @@ var counters = []counter{
 	{"overflows", "Full rings that sent half to the global queue.", func(s *executor.ProcStats) uint64 { return s.Overflows }},
 	{"handoffs", "Ps given away by their task (Blocking, Yield, Wait).", func(s *executor.ProcStats) uint64 { return s.Handoffs }},
 	{"retakes", "Ps taken by sysmon from a task past its slice.", func(s *executor.ProcStats) uint64 { return s.Retakes }},
+	{"preempts", "Runnext tasks sent to the global queue after a retake.", func(s *executor.ProcStats) uint64 { return s.Preempts }},
 	{"resumes", "Ps handed to a task waiting for one.", func(s *executor.ProcStats) uint64 { return s.Resumes }},
 	{"yields", "Yields that gave the P away.", func(s *executor.ProcStats) uint64 { return s.Yields }},
 	{"helped", "Tasks run by a group Wait while it waited.", func(s *executor.ProcStats) uint64 { return s.Helped }},

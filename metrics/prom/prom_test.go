@@ -29,7 +29,7 @@ func fakeStats(procs int) executor.Stats {
 	for p := range s.Procs {
 		ps := &s.Procs[p]
 		for i, v := range []*uint64{&ps.Tasks, &ps.RunnextHits, &ps.RingGets, &ps.GlobalGets, &ps.GlobalBatches,
-			&ps.GlobalBatchTasks, &ps.Steals, &ps.Stolen, &ps.Overflows, &ps.Handoffs, &ps.Retakes, &ps.Resumes,
+			&ps.GlobalBatchTasks, &ps.Steals, &ps.Stolen, &ps.Overflows, &ps.Handoffs, &ps.Retakes, &ps.Preempts, &ps.Resumes,
 			&ps.Yields, &ps.Helped, &ps.Parks, &ps.Unparks, &ps.SpinStarts, &ps.SpinStops, &ps.Panics} {
 			*v = uint64(1000*(p+1) + i)
 		}
@@ -56,7 +56,7 @@ func sum(a, b executor.ProcStats) executor.ProcStats {
 		GlobalGets: a.GlobalGets + b.GlobalGets, GlobalBatches: a.GlobalBatches + b.GlobalBatches,
 		GlobalBatchTasks: a.GlobalBatchTasks + b.GlobalBatchTasks, Steals: a.Steals + b.Steals,
 		Stolen: a.Stolen + b.Stolen, Overflows: a.Overflows + b.Overflows, Handoffs: a.Handoffs + b.Handoffs,
-		Retakes: a.Retakes + b.Retakes, Resumes: a.Resumes + b.Resumes, Yields: a.Yields + b.Yields,
+		Retakes: a.Retakes + b.Retakes, Preempts: a.Preempts + b.Preempts, Resumes: a.Resumes + b.Resumes, Yields: a.Yields + b.Yields,
 		Helped: a.Helped + b.Helped, Parks: a.Parks + b.Parks, Unparks: a.Unparks + b.Unparks,
 		SpinStarts: a.SpinStarts + b.SpinStarts, SpinStops: a.SpinStops + b.SpinStops, Panics: a.Panics + b.Panics,
 		QueueLen: a.QueueLen + b.QueueLen,
