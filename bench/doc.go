@@ -24,6 +24,15 @@
 // scan and one mutex queue) and spinning_test.go (Wakep against a sync.Cond
 // signal and a channel) do the same for the other components.
 //
+// The executor's workloads against go f() and the pools users know live in
+// package bench/suite (BenchmarkSuite runs them under go test); the suite
+// runner, bench/cmd/benchsuite (go run ./cmd/schedkit bench), interleaves
+// their rounds and writes RESULTS.md's tables and the charts. Every
+// component benchmark also has an impl=floor row: the least synchronized
+// work its operation's contract needs, on private cache lines
+// (floor_test.go), so each ratio to the floor says how close it is to what
+// the hardware allows.
+//
 // Every benchmark has one sub-benchmark per implementation, named impl=NAME,
 // so benchstat can put them side by side: the lfq.Ring column is the base.
 // Besides ns/op (wall time) each reports cpu-ns/op, the CPU time the process
