@@ -91,9 +91,10 @@ func TestZeroAndStaleTask(t *testing.T) {
 
 	e := newExec(t, executor.Config{Procs: 2})
 	got := make(chan executor.Task, 1)
-	require.NoError(t, e.Go(func(t executor.Task) { got <- t }))
+	g, _ := e.NewGroup(context.Background())
+	g.Go(func(t executor.Task) error { got <- t; return nil })
+	require.NoError(t, g.Wait()) // the task has returned: its M ends it before the group is done
 	stale := <-got
-	require.NoError(t, e.Go(func(executor.Task) {})) // the worker moves on
 	assert.Same(t, e, stale.Executor())
 	assert.PanicsWithValue(t,
 		"executor: Task.Go called on a Task whose func has returned (or is waiting in a group's Wait)",
