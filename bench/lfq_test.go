@@ -9,6 +9,7 @@ import (
 
 	"github.com/Workiva/go-datastructures/queue"
 
+	"github.com/schedkit/schedkit/bench/suite"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -42,12 +43,12 @@ type cpuMeter struct {
 }
 
 func startCPU() cpuMeter {
-	d, ok := processCPU()
+	d, ok := suite.ProcessCPU()
 	return cpuMeter{d, ok}
 }
 
 func (m cpuMeter) report(b *testing.B) {
-	end, ok := processCPU()
+	end, ok := suite.ProcessCPU()
 	if !m.ok || !ok || b.N == 0 {
 		return
 	}

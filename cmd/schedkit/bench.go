@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/schedkit/schedkit/internal/cmdline"
 )
 
 const benchAbout = `usage: schedkit bench [-quick] [-count N] [-run REGEXP] [-cpu LIST] [-benchtime D] [-out DIR] [-no-write]
@@ -141,28 +143,7 @@ func validBenchtime(s string) bool {
 func suiteArgs(fs *flag.FlagSet, args []string) []string {
 	var out []string
 	fs.Visit(func(f *flag.Flag) { out = append(out, "-"+f.Name+"="+f.Value.String()) })
-	return append(out, "-cmdline=go run ./cmd/schedkit bench"+shellQuote(args))
-}
-
-// shellQuote is args as a shell takes them back, each after a space:
-// single-quoted where it holds anything but letters, digits and -_./=,:+.
-func shellQuote(args []string) string {
-	var b strings.Builder
-	for _, a := range args {
-		b.WriteByte(' ')
-		plain := a != ""
-		for _, r := range a {
-			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,:+", r)) {
-				plain = false
-			}
-		}
-		if plain {
-			b.WriteString(a)
-		} else {
-			b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
-		}
-	}
-	return b.String()
+	return append(out, "-cmdline=go run ./cmd/schedkit bench"+cmdline.Quote(args))
 }
 
 // findCheckout walks up from dir to the go.mod of module modulePath and

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/schedkit/schedkit/internal/cmdline"
 )
 
 // Every bad flag gets one line naming it and exit 2, before anything is
@@ -125,7 +127,7 @@ func TestSuiteArgs(t *testing.T) {
 	*out = "/abs/x"
 	assert.Equal(t, []string{"-out=/abs/x", "-quick=true", "-run=tiny|chain",
 		"-cmdline=go run ./cmd/schedkit bench -quick -run 'tiny|chain' -out x"}, suiteArgs(fs, args))
-	assert.Equal(t, ` 'it'\''s' a`, shellQuote([]string{"it's", "a"}))
+	assert.Equal(t, ` 'it'\''s' a`, cmdline.Quote([]string{"it's", "a"}))
 }
 
 // The real thing: the runner is built in the checkout's bench module, a

@@ -51,6 +51,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/schedkit/schedkit/bench/suite"
+	"github.com/schedkit/schedkit/internal/cmdline"
 )
 
 const about = `usage: benchsuite [-quick] [-count N] [-run REGEXP] [-cpu LIST] [-benchtime D] [-out DIR] [-no-write]
@@ -165,7 +166,7 @@ func parseArgs(args []string, stdout, stderr io.Writer) (o options, code int, ok
 		return bad("-timeout %v: want a positive duration", o.timeout)
 	}
 	if o.cmdline == "" {
-		o.cmdline = "cd bench && go run ./cmd/benchsuite" + shellArgs(args)
+		o.cmdline = "cd bench && go run ./cmd/benchsuite" + cmdline.Quote(args)
 	}
 	return o, 0, true
 }
@@ -288,27 +289,6 @@ func workloads(p plan) int {
 		}
 	}
 	return n
-}
-
-// shellArgs is args as a shell would take them back, each after a space:
-// quoted where it holds anything but letters, digits and -_./=,:+.
-func shellArgs(args []string) string {
-	var b strings.Builder
-	for _, a := range args {
-		b.WriteByte(' ')
-		plain := a != ""
-		for _, r := range a {
-			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=,:+", r)) {
-				plain = false
-			}
-		}
-		if plain {
-			b.WriteString(a)
-		} else {
-			b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
-		}
-	}
-	return b.String()
 }
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

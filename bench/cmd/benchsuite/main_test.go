@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/schedkit/schedkit/bench/suite"
+	"github.com/schedkit/schedkit/internal/cmdline"
 )
 
 // fixed is an impl that reports the given figures, whatever the machine:
@@ -332,7 +333,7 @@ func TestNumAndShellArgs(t *testing.T) {
 	for v, want := range map[float64]string{12345.6: "12346", 183.4: "183", 53.84: "53.8", 5: "5.00", 0.5: "0.5", 0.01234: "0.0123", 0: "0"} {
 		assert.Equal(t, want, num(v), "%v", v)
 	}
-	assert.Equal(t, " -quick -run 'tiny|chain$' -cpu 1,2 'it'\\''s'", shellArgs([]string{"-quick", "-run", "tiny|chain$", "-cpu", "1,2", "it's"}))
+	assert.Equal(t, " -quick -run 'tiny|chain$' -cpu 1,2 'it'\\''s'", cmdline.Quote([]string{"-quick", "-run", "tiny|chain$", "-cpu", "1,2", "it's"}))
 }
 
 func TestLoadAverage(t *testing.T) {
