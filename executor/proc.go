@@ -47,8 +47,10 @@ type proc struct {
 	// sysmontick does. The holder is its only writer.
 	schedtick atomicx.Uint32
 	// preempted is set by sysmon when it retakes the P for an overrun
-	// slice and cleared by the next holder's first runnext get, which puts
-	// that task on the global queue instead of letting it inherit the slice.
+	// slice and cleared by the next holder's first get from the P's queue,
+	// which, if it is the runnext task, puts it on the global queue instead
+	// of letting it inherit the slice (a later runnext task inherits as
+	// usual).
 	preempted atomicx.Uint32
 
 	// Used only by the holder in pSched or pSpawn.

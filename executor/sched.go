@@ -198,11 +198,14 @@ func (e *Executor) localGet(w *worker, p *proc) (*task, bool) {
 		if t == nil {
 			return nil, false
 		}
-		if inherit && p.preempted.Load() != 0 && mutant != preemptKeepsNext {
+		if p.preempted.Load() != 0 { // the first get since the retake
 			p.preempted.Store(0)
-			p.stats.preempts.Add(1)
-			e.global.Put(t)
-			continue
+			if inherit && mutant != preemptKeepsNext {
+				p.stats.preempts.Add(1)
+				e.global.Put(t)
+				e.wakeIfIdle() // as for any queued task: no P idles beside it
+				continue
+			}
 		}
 		if !t.take() {
 			e.release(p, t)
