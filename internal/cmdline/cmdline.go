@@ -7,7 +7,8 @@ import "strings"
 
 // Quote returns args as a shell takes them back, each after a space: as
 // it is when it holds only letters, digits and -_./=,:+, else in single
-// quotes (a quote inside written as '\”).
+// quotes, where a single quote inside closes the quoting, is escaped with
+// a backslash, and reopens it.
 func Quote(args []string) string {
 	var b strings.Builder
 	for _, a := range args {
