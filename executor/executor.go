@@ -32,7 +32,7 @@ type Executor struct {
 	closing  atomicx.Uint32
 	inflight atomicx.Int64
 	// submits numbers the outside tasks, for sampling their latency
-	// (LatencySample); beside inflight, whose cache line a submit owns.
+	// (LatencySample); declared beside inflight, which a submit writes too.
 	submits atomicx.Uint64
 	// quiet is woken once: by the M that finds the executor quiescent
 	// while closing (quietBy 1), or by Shutdown's deadline (quietBy 2).

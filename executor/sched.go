@@ -70,8 +70,10 @@ func (e *Executor) schedule(w *worker) {
 // wait for the Go runtime's own preemption (forcePreemptNS, 10 ms) before
 // they run, and a slice overran by several times (5 to 8 slices measured
 // in bench's pingpong). Yielding every 64 tasks lets them in within 64
-// short tasks, for about 2 ns a task (a Gosched, ~150 ns, per 64). A task
-// that computes for long is preempted by the runtime as any goroutine.
+// short tasks; its cost was lost in the noise of BenchmarkLocalSpawn (157
+// to 192 ns a task with it, 165 to 215 without, three alternating runs on
+// 2 vCPUs). A task that computes for long is preempted by the runtime as
+// any goroutine.
 const yieldEvery = 64
 
 // exitP gets a P for an M that has none: an idle one, else it parks until

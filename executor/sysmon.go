@@ -10,8 +10,9 @@ import (
 // doubling after 50 idle rounds up to 10ms, as the runtime's sysmon, and
 // never past Slice/8: a slice's start and its overrun are each seen one
 // round late, so the runtime's 10ms (its whole slice) let a queued task
-// wait past two slices behind a runnext ping-pong (bench's pingpong: 2.4
-// slices at Slice/4, 1.9 at Slice/8, 4 at 10ms).
+// wait past two slices behind a runnext ping-pong. bench's pingpong, with
+// the retake's runnext rule (localGet): 2.4 slices at Slice/4 and 1.9 at
+// Slice/8 (three rounds each), 2.1 at Slice/16 (five rounds: no better).
 const (
 	sysmonMinDelay = 20 * time.Microsecond
 	sysmonMaxDelay = 10 * time.Millisecond
