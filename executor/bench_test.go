@@ -10,8 +10,11 @@ import (
 
 // BenchmarkLocalSpawn: one task spawns b.N tasks locally and the executor
 // runs them all (spawn, queue, run): the hottest path.
-func BenchmarkLocalSpawn(b *testing.B) {
-	e, err := executor.New(executor.Config{})
+func BenchmarkLocalSpawn(b *testing.B) { localSpawn(b, executor.Config{}) }
+
+// localSpawn is BenchmarkLocalSpawn on an executor made with cfg.
+func localSpawn(b *testing.B, cfg executor.Config) {
+	e, err := executor.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -27,6 +30,7 @@ func BenchmarkLocalSpawn(b *testing.B) {
 		}
 	})
 	wg.Wait()
+	b.StopTimer()
 }
 
 // BenchmarkSubmit: tasks submitted one at a time from outside.

@@ -332,20 +332,6 @@ func BenchmarkLocalSpawnTraced(b *testing.B) {
 // task.
 func BenchmarkLocalSpawnTaskEvents(b *testing.B) {
 	var n atomic.Int64
-	e, err := executor.New(executor.Config{TaskEvents: true, OnEvent: func(executor.Event) { n.Add(1) }})
-	require.NoError(b, err)
-	defer e.Close()
-	var wg sync.WaitGroup
-	done := func(executor.Task) { wg.Done() }
-	b.ReportAllocs()
-	b.ResetTimer()
-	wg.Add(b.N)
-	_ = e.Go(func(t executor.Task) {
-		for range b.N {
-			t.Go(done)
-		}
-	})
-	wg.Wait()
-	b.StopTimer()
+	localSpawn(b, executor.Config{TaskEvents: true, OnEvent: func(executor.Event) { n.Add(1) }})
 	require.GreaterOrEqual(b, n.Load(), int64(2*b.N))
 }

@@ -14,6 +14,7 @@ package suite
 import (
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,15 +89,7 @@ func All() []Workload {
 	mu.Lock()
 	defer mu.Unlock()
 	ws := slices.Clone(all)
-	slices.SortFunc(ws, func(a, b Workload) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		if a.Name > b.Name {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ws, func(a, b Workload) int { return strings.Compare(a.Name, b.Name) })
 	return ws
 }
 
