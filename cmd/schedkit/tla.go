@@ -154,13 +154,16 @@ func noExpectWarnings(w io.Writer, ms []tlc.Model) int {
 	return n
 }
 
-const tlcAbout = `usage: schedkit tlc [-long] [-only=auto] [-workers n] [-jobs n] [-dir DIR]
+const tlcAbout = `usage: schedkit tlc [-long] [-only=auto] [-workers n] [-jobs n] [-stall d] [-dir DIR]
        schedkit tlc -install [-url URL]
 
 Runs TLC on every spec and mutant config in proofs/tla: a spec's model
 must pass and a mutant must be rejected (by its Expect name alone, with the
 only-it re-run). A line per model as it ends. Exits 1 when a model does not
-behave, 3 when no tla2tools.jar or java is found (-install fetches the jar).`
+behave, 3 when no tla2tools.jar or java is found (-install fetches the jar).
+A TLC run that makes no progress for -stall (no new output line, no change
+in its state counts: TLC 2.18 with one worker can deadlock) is stopped and
+fails with a line saying so.`
 
 const tlcExample = `  go run ./cmd/schedkit tlc -install
   go run ./cmd/schedkit tlc -jobs 2 -workers 1`
@@ -177,6 +180,7 @@ func runTLC(args []string, stdout, stderr io.Writer) int {
 	only := fs.String("only", "auto", "re-run each mutant with an Expect line without that name, which must pass: "+
 		"true, false, or auto (only with -long)")
 	dir := fs.String("dir", "", "the specs' directory (default: proofs/tla of the module)")
+	stall := fs.Duration("stall", tlc.DefaultStall, "stop and fail a TLC run that makes no progress this long (0 or less: never)")
 	install := fs.Bool("install", false, "download tla2tools.jar ("+tlc.PinnedRelease+") to ~/.cache/tla and check it runs")
 	url := fs.String("url", "", "with -install: download from here (default $"+tlc.URLEnv+", else the pinned release)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
@@ -213,6 +217,10 @@ func runTLC(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	c.Long, c.OnlyRerun, c.Jobs = *long, onlyRerun, *jobs
+	c.Stall = *stall
+	if *stall <= 0 {
+		c.Stall = -1
+	}
 	ms, err := tlc.Models(*dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "schedkit tlc:", err)

@@ -29,6 +29,12 @@
 // Long mode (Checker.Long; LongEnv for `go test ./proofs/tla/`) runs the
 // _long configs beside the others.
 //
+// A run that makes no progress for Checker.Stall (DefaultStall, 10
+// minutes: no new output line, or only progress lines with the same state
+// counts) is stopped and fails with StallReason: TLC 2.18 with one worker
+// can deadlock (fixed upstream in tlaplus PR 1438), and the caller must
+// get a verdict, not a hang.
+//
 // The package needs Java and tla2tools.jar; FindJar and FindJava say where
 // they are or why not, and Installer downloads a pinned jar. It uses only
 // the standard library.
@@ -45,6 +51,7 @@
 //	long mode runs _long configs, default mode leaves them out      TestModelsLongAndExpect, TestLongFromEnv, TestCheckOnlyItRejectsWithTLC
 //	comments are not names                                          TestInvariantsAndPropertiesSkipComments, TestPropertiesReadsTheConfigsTemporalProperties
 //	nothing is written beside the spec; a runaway run is stopped    TestCheckAllTiny, TestRunTimeout
+//	a TLC with no progress (no new line, same counts) is stopped    TestRunStopsAStalledTLC, TestWatchProgress
 //	FindJar: $TLA2TOOLS_JAR, then ~/.cache/tla                      TestFindJar
 //	install: renamed only after a TLC >= 2.18 version line          TestInstallRenamesOnlyAfterTheVersionCheck, TestInstallRunsTheRealJavaPath
 //	install: every failure one line saying what to do, no leftovers TestInstallFailsInOneLine, TestInstallRunsTheRealJavaPath

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -260,6 +261,7 @@ type Result struct {
 	Outcome      Outcome       // what the exit code means
 	Violated     string        // the invariant or property TLC reported, if it named one
 	Unnamed      bool          // a temporal violation TLC named nothing for: Violated lists the config's properties
+	Stalled      bool          // stopped for making no progress for Checker.Stall (see StallReason)
 	Duration     time.Duration // wall time of the TLC run
 	Tail         string        // the last lines of TLC's output
 	Only         *Result       // the re-run without Expect that must pass; nil when not run
@@ -302,7 +304,13 @@ type Checker struct {
 	Java    string        // java binary; required
 	Workers int           // TLC -workers; 0 or less means runtime.NumCPU()
 	Timeout time.Duration // per TLC run, on top of the context; 0 means none
-	Long    bool          // CheckAll runs the <Spec>_long models too
+	// Stall is how long a TLC run may go without progress (no new output
+	// line, or only progress lines whose state counts do not change) before
+	// it is stopped and fails with StallReason: TLC 2.18 with one worker can
+	// deadlock (tlaplus PR 1438) and would otherwise hang the caller. 0
+	// means DefaultStall; a negative value turns the watch off.
+	Stall time.Duration
+	Long  bool // CheckAll runs the <Spec>_long models too
 	// OnlyRerun makes Check re-run each mutant that names an Expect without
 	// that name, which must then pass: it, and only it, rejects the mutant.
 	// It about doubles the time of such a mutant.
@@ -330,6 +338,73 @@ func NewChecker(workers int) (Checker, error) {
 	return Checker{Jar: jar, Java: java, Workers: workers, OnlyRerun: true}, nil
 }
 
+// DefaultStall is Checker.Stall's default: generous, since a liveness
+// check of a large model prints nothing while it runs, for minutes.
+const DefaultStall = 10 * time.Minute
+
+// StallReason is the Reason of a run stopped by the stall watch.
+func StallReason(d time.Duration) string {
+	return fmt.Sprintf("TLC made no progress for %v (no new output line, no change in its state counts): "+
+		"stopped; TLC 2.18 with one worker can deadlock (tlaplus PR 1438): use -workers 2 or a newer TLC, "+
+		"or a larger Stall if a liveness check is this slow", d)
+}
+
+// progressRE is TLC's periodic progress line; a repeat of the same counts
+// is not progress (a deadlocked TLC keeps printing it).
+var progressRE = regexp.MustCompile(`^Progress\(\d+\) at [^:]*:\d+:\d+: (.*)$`)
+
+// watch is TLC's output: it keeps the text and the time of the last
+// progress, which is a new line other than a progress line that repeats
+// the last one's counts.
+type watch struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	partial []byte // the unfinished last line
+	counts  string // the counts of the last progress line
+	last    time.Time
+}
+
+func (w *watch) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(b)
+	w.partial = append(w.partial, b...)
+	for {
+		i := bytes.IndexByte(w.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimRight(string(w.partial[:i]), "\r")
+		w.partial = w.partial[i+1:]
+		if m := progressRE.FindStringSubmatch(line); m != nil {
+			// The rates in parentheses change with the clock: compare
+			// the counts only.
+			c := rateRE.ReplaceAllString(m[1], "")
+			if c == w.counts {
+				continue
+			}
+			w.counts = c
+		}
+		w.last = time.Now()
+	}
+	return len(b), nil
+}
+
+var rateRE = regexp.MustCompile(`\([^)]*\)`)
+
+// since is how long ago the last progress was.
+func (w *watch) since() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return time.Since(w.last)
+}
+
+func (w *watch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
 // tailLines is how much of TLC's output a Result keeps: enough for a short
 // counterexample.
 const tailLines = 60
@@ -351,7 +426,18 @@ func (c Checker) Run(ctx context.Context, m Model) Result {
 	if r.ExitCode < 0 && ctx.Err() != nil {
 		r.Reason = fmt.Sprintf("TLC did not finish: %v", ctx.Err())
 	}
+	if r.Stalled {
+		r.Reason = StallReason(c.stall())
+	}
 	return r
+}
+
+// stall is the stall watch's limit in effect.
+func (c Checker) stall() time.Duration {
+	if c.Stall == 0 {
+		return DefaultStall
+	}
+	return c.Stall
 }
 
 // Check is Run, followed for a rejected mutant with an Expect line (when
@@ -410,6 +496,9 @@ func (c Checker) runWithout(ctx context.Context, m Model) (Result, bool, string)
 	if r.ExitCode < 0 && ctx.Err() != nil {
 		r.Reason = fmt.Sprintf("the re-run without %s did not finish: %v", m.Expect, ctx.Err())
 	}
+	if r.Stalled {
+		r.Reason = fmt.Sprintf("the re-run without %s: %s", m.Expect, StallReason(c.stall()))
+	}
 	return r, r.OK, r.Reason
 }
 
@@ -458,24 +547,52 @@ func (c Checker) run(ctx context.Context, m Model) (r Result, s Stats, ok bool) 
 		return r, s, false
 	}
 
-	cmd := exec.CommandContext(ctx, c.Java, "-XX:+UseParallelGC", "-cp", c.Jar, "tlc2.TLC",
+	stall := c.stall()
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd := exec.CommandContext(runCtx, c.Java, "-XX:+UseParallelGC", "-cp", c.Jar, "tlc2.TLC",
 		"-workers", strconv.Itoa(workers), "-cleanup", "-noGenerateSpecTE",
 		"-metadir", meta, "-config", cfg, spec)
 	cmd.Dir = filepath.Dir(spec)
 	cmd.WaitDelay = 5 * time.Second
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &watch{last: time.Now()}
+	cmd.Stdout, cmd.Stderr = out, out
 	start := time.Now()
+	var stalled atomic.Bool
+	if stall > 0 {
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			tick := time.NewTicker(max(stall/20, time.Millisecond))
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+					if out.since() >= stall {
+						stalled.Store(true)
+						stop()
+						return
+					}
+				}
+			}
+		}()
+	}
 	runErr := cmd.Run()
 	r.Duration = time.Since(start)
 	text := out.String()
 	r.Tail = tail(text, tailLines)
+	if stalled.Load() && ctx.Err() == nil {
+		r.Stalled = true
+		r.Tail = tail(text+"\n"+StallReason(stall), tailLines)
+	}
 
 	var exitErr *exec.ExitError
 	switch {
 	case runErr == nil:
 		r.ExitCode = 0
-	case ctx.Err() != nil:
+	case runCtx.Err() != nil:
 		r.ExitCode = -1 // killed: whatever it exited with says nothing
 	case errors.As(runErr, &exitErr):
 		r.ExitCode = exitErr.ExitCode()

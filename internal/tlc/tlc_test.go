@@ -5,9 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/schedkit/schedkit/internal/watchdog"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -398,4 +401,99 @@ func TestPropertiesReadsTheConfigsTemporalProperties(t *testing.T) {
 	if got := Properties(filepath.Join(dir, "missing.cfg")); got != nil {
 		t.Fatalf("Properties of a missing file = %v, want nil", got)
 	}
+}
+
+// scriptTLC writes a shell script that stands for java: it ignores its
+// arguments and runs body.
+func scriptTLC(t *testing.T, body string) Checker {
+	t.Helper()
+	dir := t.TempDir()
+	java := filepath.Join(dir, "java")
+	require.NoError(t, os.WriteFile(java, []byte("#!/bin/sh\n"+body+"\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Tiny.tla"), []byte(tinySpec), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "Tiny.cfg"), []byte("CONSTANT Limit = 3\n"), 0o644))
+	return Checker{Jar: filepath.Join(dir, "none.jar"), Java: java, Workers: 1}
+}
+
+// progressLoop is a shell loop printing TLC's progress line n times, every
+// 50 ms; the counts move with i when moving is set.
+func progressLoop(n int, moving bool) string {
+	count := "7"
+	if moving {
+		count = "$i"
+	}
+	return `i=0; while [ $i -lt ` + strconv.Itoa(n) + ` ]; do i=$((i+1)); ` +
+		`echo "Progress(3) at 2026-11-21 14:43:5$((i%10)): ` + count + ` states generated ($i s/min), ` + count +
+		` distinct states found ($i ds/min), 1 states left on queue."; sleep 0.05; done`
+}
+
+// A TLC that stops making progress (TLC 2.18's one-worker deadlock: the
+// progress line repeats with the same counts, or nothing is printed) is
+// stopped by the stall watch with a line saying so, never waited for; one
+// whose counts move, or that prints other lines, is left to finish.
+func TestRunStopsAStalledTLC(t *testing.T) {
+	defer watchdog.Start("TestRunStopsAStalledTLC: fake TLC runs", 60*time.Second, nil)()
+	cases := []struct {
+		name, body string
+		stalled    bool
+	}{
+		{"silent", "echo 'Starting...'; exec sleep 600", true},
+		{"same counts", progressLoop(100000, false), true},
+		{"moving counts", progressLoop(30, true) + "; echo '3 states generated, 3 distinct states found, 0 states left on queue.'", false},
+		{"other lines", `i=0; while [ $i -lt 30 ]; do i=$((i+1)); echo "Checking temporal properties $i"; sleep 0.05; done; echo '3 states generated, 3 distinct states found, 0 states left on queue.'`, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := scriptTLC(t, tc.body)
+			c.Stall = time.Second // 20 times the fakes' 50 ms between lines
+			ms, err := Models(filepath.Dir(c.Java))
+			require.NoError(t, err)
+			start := time.Now()
+			r := c.Run(context.Background(), ms[0])
+			t.Log(r, time.Since(start))
+			assert.Equal(t, tc.stalled, r.Stalled)
+			if tc.stalled {
+				assert.False(t, r.OK)
+				assert.Equal(t, -1, r.ExitCode)
+				assert.Equal(t, StallReason(c.Stall), r.Reason)
+				assert.Contains(t, r.Reason, "no progress")
+				assert.Contains(t, r.Tail, "PR 1438")
+			} else {
+				assert.True(t, r.OK, r.Reason)
+				assert.Equal(t, int64(3), r.Distinct)
+			}
+		})
+	}
+}
+
+// The watch is off with a negative Stall, and a progress line's changing
+// rates alone are not progress.
+func TestWatchProgress(t *testing.T) {
+	w := &watch{}
+	line := func(counts, rate string) string {
+		return "Progress(3) at 2026-11-21 14:43:53: " + counts + " states generated (" + rate + " s/min), " +
+			counts + " distinct states found (" + rate + " ds/min), 1 states left on queue.\n"
+	}
+	_, _ = w.Write([]byte(line("5", "1")))
+	first := w.last
+	require.False(t, first.IsZero())
+	time.Sleep(2 * time.Millisecond)
+	_, _ = w.Write([]byte(line("5", "0")))
+	assert.Equal(t, first, w.last, "a repeat with other rates is not progress")
+	_, _ = w.Write([]byte("Checking temporal"))
+	assert.Equal(t, first, w.last, "half a line is not progress yet")
+	_, _ = w.Write([]byte(" properties\n"))
+	assert.True(t, w.last.After(first), "a new line is progress")
+	second := w.last
+	time.Sleep(2 * time.Millisecond)
+	_, _ = w.Write([]byte(line("6", "0")))
+	assert.True(t, w.last.After(second), "new counts are progress")
+
+	c := scriptTLC(t, "echo '3 states generated, 3 distinct states found, 0 states left on queue.'")
+	c.Stall = -1
+	assert.Equal(t, DefaultStall, Checker{}.stall())
+	ms, err := Models(filepath.Dir(c.Java))
+	require.NoError(t, err)
+	r := c.Run(context.Background(), ms[0])
+	assert.True(t, r.OK, r.Reason)
 }
