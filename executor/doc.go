@@ -43,8 +43,10 @@
 //	run                    goexit0, with recover: panics to the group or handler
 //	sysmon, retakeAll      sysmon (20µs doubling to 10ms, sleep when all Ps idle)
 //	                       and retake: a P whose slice (schedtick unchanged) ran
-//	                       past Config.Slice while work waits is taken (CAS of its
-//	                       status word) and handed off (handoffp)
+//	                       past Config.Slice while work waits is asked to end it
+//	                       (p.preempted, preemptone), and a round later, if a task
+//	                       still holds it, taken (CAS of its status word) and
+//	                       handed off (handoffp)
 //	Task.Blocking          entersyscallblock (handoffp at once), then exitsyscall
 //	reacquire, waitP       exitsyscall: an idle P (pidleget), else the task's resume
 //	                       token goes to the global queue and it parks (exitsyscall0)
@@ -122,8 +124,11 @@
 //   - No lost wakeup: while a task is queued and a P is idle, some M is
 //     spinning or about to be started (spinning's protocol; work is every
 //     queue, local ones included).
-//   - A task cannot keep its P past the slice while work waits for that P:
-//     sysmon takes the P. A runnext ping-pong shares one slice.
+//   - A task cannot keep its P past the slice while work waits for that P.
+//     sysmon first asks the holder to end the slice at its next get
+//     (preemptone); if a round later the same task still holds the P,
+//     sysmon takes it (retake). A runnext ping-pong shares one slice, and
+//     ends at the request with no handoff and no new M.
 //   - A global task waits at most 61 ticks of a busy P (its fairness check),
 //     unless global tasks queued before it.
 //   - A Wait inside a task never idles its P while tasks are queued on it:
@@ -131,13 +136,18 @@
 //   - A Wait runs its own group's children before other queued tasks, so
 //     Waits nest on an M about as deep as the task tree (its depth on one
 //     P), whatever the number of tasks.
-//   - After sysmon retakes a P for an overrun slice, the P's runnext task
-//     does not inherit the slice: it goes to the global queue's tail (as
-//     gopreempt_m puts a preempted goroutine there), so the tasks queued
-//     behind a runnext ping-pong run next.
+//   - After sysmon's request (or a retake) for an overrun slice, the P's
+//     runnext task does not inherit the slice: it goes to the global
+//     queue's tail (as gopreempt_m puts a preempted goroutine there), so
+//     the tasks queued behind a runnext ping-pong run next. The request is
+//     honoured whether sysmon saw the holder in a task or between tasks:
+//     with GOMAXPROCS 1 sysmon gets a Go P only when an M yields, between
+//     tasks, where a rule for running tasks alone never fired.
 //   - sysmon polls at least every Slice/8 while any P is busy (the runtime
 //     backs off to 10 ms, its slice), so an overrun is seen within a
-//     quarter slice and a queued task waits about 1.25 slices at most.
+//     quarter slice: a task queued behind one ping-pong waits about 1.25
+//     slices, behind a task that holds its P about 1.4 (the request, then
+//     the retake a round later).
 //   - An M calls runtime.Gosched every 64 tasks (yieldEvery), so sysmon,
 //     a handoff's new M and a readied waiter, goroutines that need a Go P,
 //     run within 64 short tasks even when every Go P runs an M.

@@ -187,10 +187,11 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 }
 
 // localGet is the P's runnext, then its ring, skipping records a Wait
-// has run inline. Holder only (pSched). After a retake for an overrun
-// slice the runnext task goes to the global queue's tail first: a
-// ping-pong through runnext would otherwise go on inheriting the slice on
-// the M the P was handed to, ahead of every queued task, local or global.
+// has run inline. Holder only (pSched). After sysmon asked for the slice
+// to end (an overrun seen between tasks, or a retake) the runnext task
+// goes to the global queue's tail first: a ping-pong through runnext would
+// otherwise go on inheriting the slice, ahead of every queued task, local
+// or global. With nothing queued behind it, it just starts a new slice.
 // It mirrors preemption, where gopreempt_m puts the overrunning goroutine
 // on the global queue, so the next pick is the ring's head, then the
 // global tasks queued before it.
@@ -200,13 +201,17 @@ func (e *Executor) localGet(w *worker, p *proc) (*task, bool) {
 		if t == nil {
 			return nil, false
 		}
-		if p.preempted.Load() != 0 { // the first get since the retake
+		if p.preempted.Load() != 0 { // the first get since sysmon's request
 			p.preempted.Store(0)
 			if inherit && mutant != preemptKeepsNext {
-				p.stats.preempts.Add(1)
-				e.global.Put(t)
-				e.wakeIfIdle() // as for any queued task: no P idles beside it
-				continue
+				if p.q.Empty() && e.global.Empty() {
+					inherit = false // nothing waits behind it: a new slice
+				} else {
+					p.stats.preempts.Add(1)
+					e.global.Put(t)
+					e.wakeIfIdle() // as for any queued task: no P idles beside it
+					continue
+				}
 			}
 		}
 		if !t.take() {

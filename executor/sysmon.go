@@ -77,9 +77,11 @@ func (e *Executor) wakeSysmon() {
 }
 
 // retakeAll is one round of sysmon over the Ps: for each P it notes a new
-// slice (schedtick moved), or, if the same slice has lasted Slice, retakes
-// the P when its task still runs and work waits for it: in its own queue,
-// or in the global queue with no P idle to take it. It returns how many it
+// slice (schedtick moved); if the same slice has lasted Slice while work
+// waits for the P (in its own queue, or in the global queue with no P idle
+// to take it), it first asks the holder to end the slice at its next get
+// (p.preempted: preemptone), and a round later, if the slice still has not
+// moved and a task still holds the P, retakes it. It returns how many it
 // took. It mirrors retake.
 func (e *Executor) retakeAll(now int64) int {
 	n := 0
@@ -89,12 +91,29 @@ func (e *Executor) retakeAll(now int64) int {
 			p.seenTick, p.seenWhen = tick, now
 			continue
 		}
-		if now-p.seenWhen < int64(e.cfg.Slice) || s&stateMask != pTask {
+		if now-p.seenWhen < int64(e.cfg.Slice) {
 			continue
 		}
 		if p.q.Empty() && (e.global.Empty() || e.sched.NPIdle() != 0) {
 			continue // nothing waits for this P
 		}
+		if p.preempted.Load() == 0 {
+			// First ask the holder to end the slice at its next get from
+			// the queue, as preemptone asks a goroutine to stop at its
+			// next safe point: a runnext ping-pong of short tasks ends
+			// there, with no handoff and no new M. The holder is often
+			// between tasks when sysmon runs (pSched): with GOMAXPROCS 1
+			// sysmon gets the Go P only when the M yields, between tasks,
+			// so a rule that acted on pTask alone never fired there.
+			p.preempted.Store(1)
+			continue
+		}
+		if s&stateMask != pTask {
+			continue // between tasks: its next get honours the request
+		}
+		// Asked a round ago and the slice has not moved: the task itself
+		// holds on (computing, or blocked), so hand its P off (the
+		// runtime's retake of a _Psyscall P).
 		if w := p.m.Load(); w != nil && own(w.id, pTask) == s && e.retake(w, p, s) {
 			n++
 		}
