@@ -46,11 +46,11 @@ type proc struct {
 	// runnext); sysmon watches it to see a task overrun, as the runtime's
 	// sysmontick does. The holder is its only writer.
 	schedtick atomicx.Uint32
-	// preempted is set by sysmon when it retakes the P for an overrun
-	// slice and cleared by the next holder's first get from the P's queue,
-	// which, if it is the runnext task, puts it on the global queue instead
-	// of letting it inherit the slice (a later runnext task inherits as
-	// usual).
+	// preempted is set by sysmon when the P's slice overran while work
+	// waits (its request to end the slice, and on a retake) and cleared by
+	// the holder's next get from the P's queue, which, if it is the
+	// runnext task, puts it on the global queue instead of letting it
+	// inherit the slice (a later runnext task inherits as usual).
 	preempted atomicx.Uint32
 
 	// Used only by the holder in pSched or pSpawn.
