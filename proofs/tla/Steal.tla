@@ -50,9 +50,12 @@ CONSTANTS
 \*   RunnextBeforeRing  StealLoad with stealNext takes the runnext task before
 \*                      it looks at the ring
 \*   StealRoundsDown    StealLoad takes half the ring rounded down: nothing from a ring of 1
+\* and one fault of the P that marks itself idle (the executor's
+\* findRunnable, pidleput):
+\*   IdleWhileBusy      Set marks a P idle while its queue holds a task
 Mutants == {"none", "StrideNotCoprime", "RunnextEveryPass", "StealsFromSelf",
             "SkipsNonIdle", "PassEndsEarly", "NoRunnextPass", "RunnextBeforeRing",
-            "StealRoundsDown"}
+            "StealRoundsDown", "IdleWhileBusy"}
 
 ASSUME /\ NP \in Nat /\ NP >= 2
        /\ Thieves \subseteq 0..(NP - 1)
@@ -161,7 +164,7 @@ Get(p) ==                            \* runnext first, then the ring's oldest
 (* queue, not in a Steal, goes idle; an idle P does nothing until Clear.   *)
 (***************************************************************************)
 Set(p) ==
-    /\ Owner(p) /\ ~Busy(p)
+    /\ Owner(p) /\ (~Busy(p) \/ Mutant = "IdleWhileBusy")
     /\ idle' = [idle EXCEPT ![p] = TRUE]
     /\ UNCHANGED <<ring, slot, hands, next, th, out, history>>
 
@@ -361,12 +364,18 @@ NoWorkMissed == ~missed
 \* thief and not yet published in the thief's ring, are in no ring.)
 StealNilOnlyWhenEmpty == ~blind
 
+\* An idle P's queue is empty: a P marks itself idle only once its queue
+\* is empty, and nobody puts into an idle P's queue (its owner does
+\* nothing until Clear; a thief publishes only into its own ring). Without
+\* it, a P whose tasks thieves skip could hold work that no pass sees.
+IdleEmpty == \A p \in Ps : idle[p] => ~Busy(p) /\ hands[p] = <<>>
+
 \* What the pass properties add up to, for a Steal round that returns nil
 \* (stealWork finding nothing): its last pass had stealNext
 \* (RunnextPassMade, RunnextOnlyOnLastPass), visited every P once
 \* (PassComplete, VisitsEachOnce, NeverFromSelf), and found each other P,
 \* at the instant it looked, idle (so empty: only a P with an empty queue
-\* goes idle) or with an empty ring and runnext slot (NoWorkMissed,
+\* goes idle: IdleEmpty) or with an empty ring and runnext slot (NoWorkMissed,
 \* StealNilOnlyWhenEmpty). That is all that holds: a P looked at early in
 \* the pass may be given work before the pass ends, and the rest of a half
 \* in flight between two Ps is in neither ring, so the round can return nil
