@@ -51,6 +51,9 @@ type Executor struct {
 	exited  atomicx.Note
 	stopped atomicx.Uint32
 
+	// parksNoP counts the parks of Ms that held no P (stats.go).
+	parksNoP atomicx.Uint64
+
 	// sysmon sleeps on sysmonNote while every P is idle (sysmonWait 1).
 	sysmonNote atomicx.Note
 	sysmonWait atomicx.Uint32
@@ -174,8 +177,11 @@ func (e *Executor) GoBatch(fs []func(Task)) error {
 // submit publishes t (or the batch ts) to the global queue from outside any
 // P, stamping the submit time for the latency histogram.
 func (e *Executor) submit(t *task, ts []*task) error {
+	if mutant == submitChecksBeforeInflight && e.closing.Load() != 0 {
+		return ErrClosed
+	}
 	e.inflight.Add(1)
-	if e.closing.Load() != 0 {
+	if e.closing.Load() != 0 && mutant != submitChecksBeforeInflight {
 		e.leave()
 		return ErrClosed
 	}
@@ -195,7 +201,11 @@ func (e *Executor) submit(t *task, ts []*task) error {
 		}
 		e.global.PutBatch(ts)
 	}
-	e.sched.Wakep()
+	if mutant == submitWakesOnlyIdle {
+		e.wakeIfIdle()
+	} else {
+		e.sched.Wakep()
+	}
 	e.leave()
 	return nil
 }
@@ -218,7 +228,7 @@ func (e *Executor) work() bool {
 	if !e.global.Empty() {
 		return true
 	}
-	if e.gqOnly {
+	if e.gqOnly || mutant == recheckGlobalOnly {
 		return false
 	}
 	for _, p := range e.ps {
@@ -357,22 +367,50 @@ func (e *Executor) stop() {
 
 // abandonAll is Shutdown past its deadline: Ms drop what they find from
 // now on, and every P held by a task is retaken so that an M drops its
-// queue. It returns once nothing is queued, with the number dropped.
+// queue. It returns once every task queued at the deadline is dropped,
+// with the number dropped.
+//
+// Empty queues are not enough: an M holds the tasks it moves (a global
+// batch on its way to its ring, a steal, a task between its queue and the
+// drop) out of every queue, in pSched or pSpawn. So it waits until every
+// P is idle and no queue holds a task, with no takeP on any P (p.takes)
+// from before it looked at the first P until after it looked at the
+// queues: a P leaves pIdle only through takeP, so no P was held, and no
+// task was in hand, while it looked. Tasks running at the deadline hold no
+// P (retaken here, and reacquire takes none past the deadline).
 func (e *Executor) abandonAll() int {
 	e.abandon.Store(1)
-	for e.work() {
-		for _, p := range e.ps {
-			s := p.status.Load()
-			if s&stateMask != pTask {
-				continue
-			}
-			if w := p.m.Load(); w != nil && own(w.id, pTask) == s {
-				e.retake(w, p, s)
-			}
-		}
+	for !e.abandoned() {
 		atomicx.Sleep(abandonPoll)
 	}
 	return int(e.dropped.Load())
+}
+
+// abandoned is one look of abandonAll: it retakes the Ps held by tasks
+// and reports whether every P was idle and nothing queued.
+func (e *Executor) abandoned() bool {
+	var takes uint64
+	for _, p := range e.ps {
+		takes += p.takes.Load()
+	}
+	idle := true
+	for _, p := range e.ps {
+		s := p.status.Load()
+		if s == pIdle {
+			continue
+		}
+		idle = false
+		if w := p.m.Load(); s&stateMask == pTask && w != nil && own(w.id, pTask) == s {
+			e.retake(w, p, s)
+		}
+	}
+	if !idle || e.work() {
+		return false
+	}
+	for _, p := range e.ps {
+		takes -= p.takes.Load()
+	}
+	return takes == 0
 }
 
 // drainStopped empties the global queue once the Ms have stopped: tasks

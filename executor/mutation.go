@@ -1,5 +1,7 @@
 package executor
 
+import "github.com/schedkit/schedkit/globalq"
+
 // A mutation is a seeded fault in the executor, for proving that its
 // checkers catch real bugs (DESIGN.md, bar item 8). In a normal build the
 // current mutation is the constant noMutation and every faulty branch
@@ -62,6 +64,50 @@ const (
 	// task first, inheriting the overrun slice, so a runnext ping-pong
 	// goes on ahead of the tasks queued in the ring.
 	preemptKeepsNext
+	// NoSpawnWake: a local spawn (Task.Go, a group's Go in a task) puts
+	// its task in its P's queue and wakes nobody, so with every other M
+	// parked an idle P never starts on it.
+	noSpawnWake
+	// NoGlobalSpawnWake: a spawn by a task without a P (in Blocking, or
+	// after a retake) puts its task in the global queue and wakes nobody.
+	noGlobalSpawnWake
+	// SubmitWakesOnlyIdle: an outside submit wakes an M only if a P idles
+	// and no M spins, so with every P held it never asks for a spinner
+	// (needspinning), and an M that gives up its P without spinning,
+	// having looked before the submit, parks with the task queued.
+	submitWakesOnlyIdle
+	// RecheckGlobalOnly: the re-check of Executor.work (the spinner's
+	// drop-and-recheck, HandoffP) looks at the global queue only, not at
+	// the Ps' queues.
+	recheckGlobalOnly
+	// FairnessEvery62: findRunnable's look at the global queue comes
+	// every 62nd tick instead of every 61st.
+	fairnessEvery62
+	// SubmitChecksBeforeInflight: an outside submit checks closing before
+	// it counts itself in flight, so Close can find the executor quiet
+	// and stop between the check and the publication: the submit returns
+	// nil and its task never runs.
+	submitChecksBeforeInflight
+	// BlockingKeepsNoP: Task.Blocking returns without taking a P back,
+	// so the task goes on beside Procs others, spawning globally.
+	blockingKeepsNoP
+	// RetakeCountedAsHandoff: sysmon's retake counts in Stats' Handoffs
+	// instead of Retakes (its event is still EventRetake).
+	retakeCountedAsHandoff
+	// UnparkOnOldP: a parked M woken with a P counts its unpark on the P
+	// it gave back before parking, not the one it was given.
+	unparkOnOldP
+	// WokenSpinUncounted: an M woken spinning (Wakep, a handoff) starts
+	// spinning with no SpinStarts and no EventSpin, so its SpinStop pairs
+	// with nothing: issue 14's unbalanced spin counters.
+	wokenSpinUncounted
+	// WaitEarly: a group's count of unfinished tasks starts at -1, so its
+	// Wait returns while its last child still runs.
+	waitEarly
+	// RetakeWhenNothingWaits: sysmon retakes a P whose task overran its
+	// slice even when nothing waits for the P, making a handoff (and an
+	// M) for nothing.
+	retakeWhenNothingWaits
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -81,4 +127,27 @@ var mutationNames = [...]string{
 	noHelpCap:             "NoHelpCap",
 	noYield:               "NoYield",
 	preemptKeepsNext:      "PreemptKeepsNext",
+
+	noSpawnWake:                "NoSpawnWake",
+	noGlobalSpawnWake:          "NoGlobalSpawnWake",
+	submitWakesOnlyIdle:        "SubmitWakesOnlyIdle",
+	recheckGlobalOnly:          "RecheckGlobalOnly",
+	fairnessEvery62:            "FairnessEvery62",
+	submitChecksBeforeInflight: "SubmitChecksBeforeInflight",
+	blockingKeepsNoP:           "BlockingKeepsNoP",
+
+	retakeCountedAsHandoff: "RetakeCountedAsHandoff",
+	unparkOnOldP:           "UnparkOnOldP",
+	wokenSpinUncounted:     "WokenSpinUncounted",
+	waitEarly:              "WaitEarly",
+	retakeWhenNothingWaits: "RetakeWhenNothingWaits",
+}
+
+// fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or
+// every 62nd tick under the seeded fault FairnessEvery62.
+func fairnessTick(schedtick uint32) bool {
+	if mutant == fairnessEvery62 {
+		return schedtick%62 == 0
+	}
+	return globalq.FairnessTick(schedtick)
 }

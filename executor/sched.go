@@ -5,7 +5,6 @@ import (
 	"runtime/trace"
 	"time"
 
-	"github.com/schedkit/schedkit/globalq"
 	"github.com/schedkit/schedkit/internal/atomicx"
 	"github.com/schedkit/schedkit/lfq"
 )
@@ -21,10 +20,11 @@ func (e *Executor) mstart(w *worker, held bool) {
 	w.gid.Store(goid())
 	defer e.mexit(w)
 	if !held {
+		e.parking(w, nil)
 		if !w.sm.Load().StopM() {
 			return
 		}
-		e.takeP(w)
+		e.unparked(w, nil)
 	}
 	e.schedule(w)
 }
@@ -84,20 +84,21 @@ func (e *Executor) exitP(w *worker) bool {
 		e.takeP(w)
 		return true
 	}
+	e.parking(w, nil)
 	if !w.sm.Load().StopM() {
 		return false
 	}
-	e.takeP(w)
-	e.ps[w.sm.Load().P()].stats.unparks.Add(1)
-	e.event(EventUnpark, w.sm.Load().P(), w, 0)
+	e.unparked(w, nil)
 	return true
 }
 
 // takeP makes w the holder of the P its spinning.M was just given: out of
 // the idle mask, holder recorded before the status word names it (sysmon
-// reads them in the other order). It mirrors acquirep.
+// reads them in the other order). It mirrors acquirep. It is the only way
+// out of pIdle, and counts it in p.takes (abandonAll relies on both).
 func (e *Executor) takeP(w *worker) {
 	p := e.ps[w.sm.Load().P()]
+	p.takes.Add(1)
 	e.idle.Clear(p.id)
 	p.m.Store(w)
 	p.status.Store(own(w.id, pSched))
@@ -121,7 +122,7 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 				return t, false
 			}
 		} else {
-			if mutant != noFairnessTick && globalq.FairnessTick(p.schedtick.Load()) {
+			if mutant != noFairnessTick && fairnessTick(p.schedtick.Load()) {
 				if t := e.globalGet(p); t != nil {
 					p.stats.globalGets.Add(1)
 					return t, false
@@ -141,8 +142,7 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 		wasSpinning := w.sm.Load().Spinning()
 		if w.sm.Load().BecomeSpinning() {
 			if !wasSpinning {
-				p.stats.spinStarts.Add(1)
-				e.event(EventSpin, p.id, w, 0)
+				e.spinStarted(w, p)
 			}
 			if !e.gqOnly {
 				if t, retry := e.steal(w, p); t != nil {
@@ -161,8 +161,7 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 		w.p.Store(nil)
 		if !w.sm.Load().ReleaseP() { // needspinning: spin instead
 			e.takeP(w)
-			p.stats.spinStarts.Add(1)
-			e.event(EventSpin, w.sm.Load().P(), w, 0)
+			e.spinStarted(w, w.p.Load())
 			continue
 		}
 		if w.sm.Load().Spinning() {
@@ -171,18 +170,14 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 		}
 		if w.sm.Load().DropSpinning() { // work appeared
 			e.takeP(w)
-			p.stats.spinStarts.Add(1)
-			e.event(EventSpin, w.sm.Load().P(), w, 0)
+			e.spinStarted(w, w.p.Load()) // on the P it took, maybe not p
 			continue
 		}
-		p.stats.parks.Add(1)
-		e.event(EventPark, p.id, w, 0)
+		e.parking(w, p)
 		if !w.sm.Load().StopM() {
 			return nil, false
 		}
-		e.takeP(w)
-		e.ps[w.sm.Load().P()].stats.unparks.Add(1)
-		e.event(EventUnpark, w.sm.Load().P(), w, 0)
+		e.unparked(w, p)
 	}
 }
 
@@ -424,8 +419,8 @@ func (e *Executor) giveUpP(w *worker) {
 // (exitsyscallfast's pidleget, then exitsyscall0's globrunqput and park).
 // After shutdown the task goes on without a P.
 func (e *Executor) reacquire(w *worker) {
-	if w.p.Load() != nil {
-		return
+	if w.p.Load() != nil || e.abandon.Load() != 0 {
+		return // past Shutdown's deadline a task runs on without a P
 	}
 	if w.sm.Load().AcquireP() {
 		e.takeP(w)
@@ -518,7 +513,11 @@ func (e *Executor) retake(w *worker, p *proc, s uint32) bool {
 	}
 	p.preempted.Store(1)
 	p.m.Store(nil)
-	p.stats.retakes.Add(1)
+	if mutant == retakeCountedAsHandoff {
+		p.stats.handoffs.Add(1)
+	} else {
+		p.stats.retakes.Add(1)
+	}
 	e.event(EventRetake, p.id, w, 0)
 	w.sm.Load().HandoffP()
 	w.lent.Add(-1)

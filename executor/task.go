@@ -130,7 +130,9 @@ func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Grou
 			if mutant != spawnIgnoresOwnership {
 				p.status.Store(me)
 			}
-			e.wakeIfIdle()
+			if mutant != noSpawnWake {
+				e.wakeIfIdle()
+			}
 			return
 		}
 	}
@@ -139,7 +141,9 @@ func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Grou
 		g.addKid(t)
 	}
 	e.global.Put(t)
-	e.sched.Wakep()
+	if mutant != noGlobalSpawnWake {
+		e.sched.Wakep()
+	}
 }
 
 // Blocking runs f, a call that may block (a system call, a lock, a channel),
@@ -161,7 +165,9 @@ func (t Task) Blocking(f func()) error {
 	e := w.e
 	e.giveUpP(w)
 	f()
-	e.reacquire(w)
+	if mutant != blockingKeepsNoP {
+		e.reacquire(w)
+	}
 	return nil
 }
 
