@@ -135,8 +135,8 @@
 // Under the build tag schedmutant the package exports Mutations and
 // SetMutation, which select a seeded fault (ThiefIgnoresDelay,
 // DisplacedDropped, TakeWithoutCAS, EmptyMissesRunnext, ThiefNoRecheck,
-// ThiefComparesPointer, GetTreatsOneAsEmpty) for the kill matrix; in a
-// normal build the faults compile away.
+// ThiefComparesPointer, GetTreatsOneAsEmpty, PublishBeforeTask) for the
+// kill matrix; in a normal build the faults compile away.
 //
 // # Where each property is checked
 //
@@ -149,6 +149,9 @@
 //	                                  NeverTakenAndStolen, Conservation
 //	version odd while full, +1 at     TestSlotVersionCountsFillsAndTakes
 //	every fill and take
+//	a fill stores its task before it  TestExploreSlot (Slot.Put, Take and Steal alone: put-vs-steal, fill-empty-vs-steal,
+//	publishes it; Slot alone: every   two thieves, thief-is-victim; conservation and porcupine), TestFixedScenarios (a
+//	task once, Put a take then a fill thief as Slot.Put stores the task), TestSlotModelRefutes
 //	LIFO; displaced to the ring's     TestSlotPutIsLIFOAndHandsBackTheDisplaced, TestPutNextSendsTheDisplacedToTheTail,
 //	tail; overflow batch              TestPutNextIntoAFullRingHandsBackTheOverflow, TestRunnextModel; LIFOSlot
 //	the steal delay as the thief      TestSlotStealWaitsTheDelayFromItsOwnLook, TestSlotThiefWaitsForAReplacement,
@@ -185,6 +188,6 @@
 // TestStressCheckerCatchesBrokenQueues, TestLinearizeCatchesBrokenQueues,
 // the reachability tests' broken slot and Drain, TestOwnerReadsNoClock's
 // counted wait, and the seeded mutants of TestKillMatrix (-tags
-// schedcheck,schedmutant), which TestExploreRunnext, TestRunnextModel and
-// TestFixedScenarios kill deterministically.
+// schedcheck,schedmutant), which TestExploreRunnext, TestExploreSlot,
+// TestRunnextModel and TestFixedScenarios kill deterministically.
 package runnext

@@ -52,3 +52,7 @@ func SetTaskCell[T any](q *Queue[T], t *T) { q.next.task.Store(t) }
 // TaskCellAddr returns the address of q's slot task cell, for a schedcheck
 // hook.
 func TaskCellAddr[T any](q *Queue[T]) uintptr { return uintptr(unsafe.Pointer(&q.next.task)) }
+
+// SlotTaskCellAddr returns the address of s's task cell, for a schedcheck
+// hook.
+func SlotTaskCellAddr[T any](s *Slot[T]) uintptr { return uintptr(unsafe.Pointer(&s.task)) }

@@ -56,6 +56,9 @@ func killByExplorer(t *testing.T) error {
 	if _, err := explore.Explore(explore.Options{}, func() explore.Run { return explore.Run{} }); errors.Is(err, explore.ErrNoSchedcheck) {
 		return killmatrix.ErrNotApplicable
 	}
+	if err := exploreSlots(t); err != nil { // Slot.Put, Take and Steal alone, where no seq hides a fill
+		return err
+	}
 	return exploreRunnext(t)
 }
 

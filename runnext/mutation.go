@@ -33,6 +33,11 @@ const (
 	// GetTreatsOneAsEmpty: Get's ring part returns nothing from a ring
 	// holding one task (a fast path that takes length 1 for empty).
 	getTreatsOneAsEmpty
+	// PublishBeforeTask: a fill (Slot.Put, PutNext's displacing path)
+	// publishes the odd version before it stores the new task, so a thief
+	// that reads the cell in between takes the task of the last occupancy:
+	// that one runs twice and the new one is lost.
+	publishBeforeTask
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
@@ -46,4 +51,5 @@ var mutationNames = [...]string{
 	thiefNoRecheck:       "ThiefNoRecheck",
 	thiefComparesPointer: "ThiefComparesPointer",
 	getTreatsOneAsEmpty:  "GetTreatsOneAsEmpty",
+	publishBeforeTask:    "PublishBeforeTask",
 }

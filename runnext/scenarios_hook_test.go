@@ -74,6 +74,40 @@ var hookScenarios = []xscenario{
 		}
 		return nil
 	}},
+	{"a thief as Slot.Put stores the task that displaces another", "PublishBeforeTask", func(*testing.T) error {
+		var s runnext.Slot[int]
+		s.SetStealDelay(0)
+		a, b := item(1), item(2)
+		s.Put(a)
+		var stolen, displaced *int
+		err := interpose(runnext.SlotTaskCellAddr(&s), []atomicx.Op{atomicx.OpStore},
+			func() { stolen = s.Steal() }, // between the take of task 1 and the fill of task 2
+			func() error { displaced = s.Put(b); return nil })
+		if err != nil {
+			return err
+		}
+		if left := s.Take(); displaced != a || stolen != nil || left != b {
+			return fmt.Errorf("Put(2) over task 1 displaced task %d, the thief stole task %d, the slot held task %d: want 1, none, 2",
+				id(displaced), id(stolen), id(left))
+		}
+		return nil
+	}},
+	{"a thief as Slot.Put stores the task of an empty slot", "PublishBeforeTask", func(*testing.T) error {
+		var s runnext.Slot[int]
+		s.SetStealDelay(0)
+		a := item(1)
+		var stolen *int
+		err := interpose(runnext.SlotTaskCellAddr(&s), []atomicx.Op{atomicx.OpStore},
+			func() { stolen = s.Steal() }, // before the fill
+			func() error { s.Put(a); return nil })
+		if err != nil {
+			return err
+		}
+		if left := s.Take(); stolen != nil || left != a {
+			return fmt.Errorf("a thief during Put(1) into an empty slot stole task %d, and the slot held task %d: want none, 1", id(stolen), id(left))
+		}
+		return nil
+	}},
 	{"Empty while the owner moves the runnext task into the ring and takes a new one", "EmptyMissesRunnext", func(*testing.T) error {
 		var q runnext.Queue[int]
 		q.PutNext(item(1), nil)

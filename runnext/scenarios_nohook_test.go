@@ -8,5 +8,7 @@ import "testing"
 // build has; here each says so.
 var hookScenarios = []xscenario{
 	{"a thief's CAS between the owner's load and its take", "TakeWithoutCAS", func(*testing.T) error { return errNeedsHook }},
+	{"a thief as Slot.Put stores the task that displaces another", "PublishBeforeTask", func(*testing.T) error { return errNeedsHook }},
+	{"a thief as Slot.Put stores the task of an empty slot", "PublishBeforeTask", func(*testing.T) error { return errNeedsHook }},
 	{"Empty while the owner moves the runnext task into the ring and takes a new one", "EmptyMissesRunnext", func(*testing.T) error { return errNeedsHook }},
 }

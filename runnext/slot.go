@@ -97,6 +97,11 @@ func (s *Slot[T]) Put(t *T) (displaced *T) {
 // CAS). Only the owner fills, so it returns false only if a second
 // goroutine is using owner methods at once; the caller panics.
 func (s *Slot[T]) fill(v uint64, t *T) bool {
+	if mutant == publishBeforeTask {
+		ok := s.ver.CompareAndSwap(v, v+1) // a thief may read the old task now
+		s.task.Store(t)
+		return ok
+	}
 	s.task.Store(t)
 	return s.ver.CompareAndSwap(v, v+1)
 }
