@@ -4,8 +4,10 @@
 // health ticker, a goroutine that ticks every millisecond and records its
 // largest gap. A round that measures at most the bound passes. One over the
 // bound fails only if the ticker stayed healthy meanwhile; if the ticker
-// itself stalled (past half the bound by default), the machine or the Go
-// runtime stalled, and the round is inconclusive: it is retried, and a
+// itself stalled (past half the bound by default), or if the OS kept the
+// process's threads waiting for a CPU as long as the excess (Linux's
+// schedstat), the machine or the Go runtime stalled, and the round is
+// inconclusive: it is retried, and a
 // check with too many inconclusive rounds is skipped with the reason, never
 // passed or failed. A failure no load explains (a task lost, a wrong count)
 // fails whatever the ticker saw.
@@ -18,6 +20,7 @@
 //	over the bound, ticker stalled: inconclusive, retried TestJudge, TestStalledTickerIsInconclusive
 //	  and skipped past Retries                            TestRunSkipsWhenInconclusiveTooOften
 //	a stall of the whole process is seen                 TestProcessStallIsInconclusive (linux)
+//	  and time kept off a CPU is counted                 TestStolenTimeIsSeen (linux)
 //	an error fails whatever the ticker saw               TestJudge
 //	Apply: Errorf, Skipf or a log line with the count    TestApply
 //	Contend's children burn CPU and end with Stop        TestContend
@@ -39,10 +42,13 @@ const DefaultPeriod = time.Millisecond
 const DefaultRetries = 5
 
 // Health is what a Ticker saw: how many ticks and the largest gap between
-// two of them (or between the last one and Stop).
+// two of them (or between the last one and Stop); and, for a round, how
+// long the OS kept the process's threads waiting for a CPU (Linux only; 0
+// elsewhere).
 type Health struct {
 	Ticks  int
 	MaxGap time.Duration
+	Stolen time.Duration // summed over threads: a loaded machine's many short stalls
 }
 
 // Ticker is a goroutine that ticks every period and records the largest
@@ -154,7 +160,8 @@ type Round struct {
 }
 
 func (r Round) String() string {
-	s := fmt.Sprintf("%s: measured %v, ticker's largest gap %v (%d ticks)", r.Verdict, r.Measured, r.Health.MaxGap, r.Health.Ticks)
+	s := fmt.Sprintf("%s: measured %v, ticker's largest gap %v (%d ticks), threads waited %v for a CPU",
+		r.Verdict, r.Measured, r.Health.MaxGap, r.Health.Ticks, r.Health.Stolen)
 	if r.Err != nil {
 		s += ", error: " + r.Err.Error()
 	}
@@ -198,14 +205,18 @@ func cmp0(v, def time.Duration) time.Duration {
 	return v
 }
 
-// Judge decides a round from its sample and what the ticker saw.
+// Judge decides a round from its sample and the machine's health beside
+// it. Over the bound, the round is inconclusive if the ticker stalled past
+// Stall, or if the time the OS kept the threads off a CPU would account
+// for the excess (Measured-Stolen is within the bound): many short stalls
+// of a loaded machine add up without one long gap.
 func (c Check) Judge(s Sample, h Health) Verdict {
 	switch {
 	case s.Err != nil:
 		return Fail
 	case s.Measured <= c.Bound:
 		return Pass
-	case h.MaxGap > c.stall():
+	case h.MaxGap > c.stall() || s.Measured-h.Stolen <= c.Bound:
 		return Inconclusive
 	}
 	return Fail
@@ -217,9 +228,11 @@ func (c Check) Measure(f func() Sample) Round {
 }
 
 func (c Check) measure(f func(*Ticker) Sample) Round {
+	before := runDelays()
 	tk := StartTicker(c.period())
 	s := f(tk)
 	h := tk.Stop()
+	h.Stolen = stolen(before, runDelays())
 	return Round{Sample: s, Health: h, Verdict: c.Judge(s, h)}
 }
 
@@ -280,24 +293,25 @@ func (r Report) Count(v Verdict) int {
 }
 
 // Worst returns the largest measurement of the rounds with verdict v, and
-// the largest ticker gap of every round.
-func (r Report) Worst(v Verdict) (measured, gap time.Duration) {
+// the largest ticker gap and wait for a CPU of every round.
+func (r Report) Worst(v Verdict) (measured, gap, stolen time.Duration) {
 	for _, x := range r.Rounds {
 		if x.Verdict == v {
 			measured = max(measured, x.Measured)
 		}
 		gap = max(gap, x.Health.MaxGap)
+		stolen = max(stolen, x.Health.Stolen)
 	}
-	return measured, gap
+	return measured, gap, stolen
 }
 
 // String is the report's one-line summary: "realtime NAME: N rounds
 // passed, ..." (schedkit verify counts the rounds from it).
 func (r Report) String() string {
 	c := r.Check
-	worst, gap := r.Worst(Pass)
-	return fmt.Sprintf("realtime %s: %d rounds passed (worst %v, bound %v), %d inconclusive (a ticker gap over %v), %d failed; ticker's largest gap %v",
-		c.Name, r.Count(Pass), worst, c.Bound, r.Count(Inconclusive), c.stall(), r.Count(Fail), gap)
+	worst, gap, stolen := r.Worst(Pass)
+	return fmt.Sprintf("realtime %s: %d rounds passed (worst %v, bound %v), %d inconclusive, %d failed; ticker's largest gap %v (limit %v), threads' longest wait for a CPU in a round %v",
+		c.Name, r.Count(Pass), worst, c.Bound, r.Count(Inconclusive), r.Count(Fail), gap, c.stall(), stolen)
 }
 
 // Apply reports r on t: a failure as an error naming the failed round and
@@ -312,14 +326,14 @@ func (r Report) Apply(t testing.TB) {
 			fmt.Fprintf(&b, "\n  round %d: %v", i, x)
 		}
 		last := r.Rounds[len(r.Rounds)-1]
-		why := fmt.Sprintf("measured %v, over the bound %v while the health ticker's largest gap was %v (at most %v: the machine kept up)",
-			last.Measured, r.Check.Bound, last.Health.MaxGap, r.Check.stall())
+		why := fmt.Sprintf("measured %v, over the bound %v while the health ticker's largest gap was %v (at most %v) and the threads waited %v for a CPU (less than the excess): the machine kept up",
+			last.Measured, r.Check.Bound, last.Health.MaxGap, r.Check.stall(), last.Health.Stolen)
 		if last.Err != nil {
 			why = last.Err.Error()
 		}
 		t.Errorf("%v\nFAIL: %s%s", r, why, b.String())
 	case Inconclusive:
-		t.Skipf("%v\ninconclusive: %d rounds over the bound %v while the health ticker itself stalled past %v: the machine was too loaded to judge",
+		t.Skipf("%v\ninconclusive: %d rounds over the bound %v while the health ticker itself stalled past %v or the threads waited for a CPU as long as the excess: the machine was too loaded to judge",
 			r, r.Count(Inconclusive), r.Check.Bound, r.Check.stall())
 	default:
 		t.Log(r.String())

@@ -33,6 +33,9 @@ func TestJudge(t *testing.T) {
 		{Sample{Measured: time.Second}, stalled, Inconclusive},
 		{Sample{Err: errors.New("lost")}, healthy, Fail},
 		{Sample{Err: errors.New("lost")}, stalled, Fail},
+		// Threads kept off a CPU as long as the excess: inconclusive.
+		{Sample{Measured: 150 * time.Millisecond}, Health{MaxGap: time.Millisecond, Stolen: 50 * time.Millisecond}, Inconclusive},
+		{Sample{Measured: 150 * time.Millisecond}, Health{MaxGap: time.Millisecond, Stolen: 49 * time.Millisecond}, Fail},
 	} {
 		assert.Equal(t, tc.want, c.Judge(tc.s, tc.h), "%+v beside %+v", tc.s, tc.h)
 	}
@@ -99,13 +102,14 @@ func TestRunSkipsWhenInconclusiveTooOften(t *testing.T) {
 // TestRunFailsAViolation: a round over the bound with the ticker healthy
 // fails the check at once, and Apply names the measurement and the gap.
 func TestRunFailsAViolation(t *testing.T) {
-	c := Check{Name: "slow", Bound: 5 * time.Millisecond, Rounds: 5, Stall: time.Second}
+	// A slow ticker: few wakeups, so little time waiting for a CPU.
+	c := Check{Name: "slow", Bound: 5 * time.Millisecond, Rounds: 5, Stall: time.Second, Period: 20 * time.Millisecond}
 	calls := 0
 	r := c.Run(func(int) Sample {
 		calls++
 		if calls == 2 {
-			time.Sleep(20 * time.Millisecond) // a real violation: the ticker keeps ticking
-			return Sample{Measured: 20 * time.Millisecond, Note: "late"}
+			time.Sleep(300 * time.Millisecond) // a real violation: the ticker keeps ticking
+			return Sample{Measured: 300 * time.Millisecond, Note: "late"}
 		}
 		return Sample{Measured: time.Millisecond}
 	})
@@ -114,8 +118,8 @@ func TestRunFailsAViolation(t *testing.T) {
 	tb := &fakeTB{}
 	r.Apply(tb)
 	require.Len(t, tb.errors, 1)
-	assert.Contains(t, tb.errors[0], "FAIL: measured 20ms, over the bound 5ms while the health ticker's largest gap was")
-	assert.Contains(t, tb.errors[0], "round 1: FAIL: measured 20ms")
+	assert.Contains(t, tb.errors[0], "FAIL: measured 300ms, over the bound 5ms while the health ticker's largest gap was")
+	assert.Contains(t, tb.errors[0], "round 1: FAIL: measured 300ms")
 	assert.Contains(t, tb.errors[0], "; late")
 
 	r = c.Run(func(int) Sample { return Sample{Err: errors.New("a task ran twice")} })
@@ -134,7 +138,7 @@ func TestApply(t *testing.T) {
 	assert.Empty(t, tb.errors)
 	assert.Empty(t, tb.skipped)
 	require.Len(t, tb.logs, 1)
-	assert.Contains(t, tb.logs[0], "realtime fine: 3 rounds passed (worst 1ms, bound 1s), 0 inconclusive")
+	assert.Contains(t, tb.logs[0], "realtime fine: 3 rounds passed (worst 1ms, bound 1s), 0 inconclusive, 0 failed")
 	assert.Equal(t, 10*time.Second, c.GiveUp())
 	assert.Equal(t, "pass FAIL inconclusive Verdict(7)", fmt.Sprint(Pass, Fail, Inconclusive, Verdict(7)))
 }
@@ -165,6 +169,41 @@ func TestProcessStallIsInconclusive(t *testing.T) {
 	}
 	assert.Equal(t, Inconclusive, r.Verdict, "%v", r)
 	assert.GreaterOrEqual(t, r.Rounds[0].Health.MaxGap, 250*time.Millisecond)
+}
+
+// TestStolenTimeIsSeen: beside busy children on every core and twice
+// over, a round whose goroutines compute on every Go P waits for a CPU,
+// and the round's health says so.
+func TestStolenTimeIsSeen(t *testing.T) {
+	if runDelays() == nil {
+		t.Skip("no /proc/self/task/*/schedstat here")
+	}
+	stop := watchdog.Start("realtime stolen time (busy children beside a computing round)", time.Minute, nil)
+	defer stop()
+	busy, err := Contend(2*runtime.NumCPU(), 30*time.Second)
+	require.NoError(t, err)
+	defer busy.Stop()
+	c := Check{Name: "busy", Bound: time.Second}
+	round := c.Measure(func() Sample {
+		done := make(chan struct{})
+		for range runtime.GOMAXPROCS(0) {
+			go func() {
+				spinUntil(time.Now().Add(300 * time.Millisecond))
+				done <- struct{}{}
+			}()
+		}
+		for range runtime.GOMAXPROCS(0) {
+			<-done
+		}
+		return Sample{}
+	})
+	assert.Greater(t, round.Health.Stolen, 10*time.Millisecond, "%v", round)
+	assert.Equal(t, time.Duration(0), stolen(nil, map[string]int64{"1": 5}))
+}
+
+func spinUntil(end time.Time) {
+	for time.Now().Before(end) {
+	}
 }
 
 // TestContend: the children say they loop, burn CPU time, and are gone

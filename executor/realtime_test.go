@@ -1,0 +1,476 @@
+package executor_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit/executor"
+	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/internal/realtime"
+	"github.com/schedkit/schedkit/internal/watchdog"
+)
+
+// The real-time layer: the fairness and handoff promises of doc.go on the
+// real clock and the real Go scheduler, where sysmon, the Ms and the test
+// compete for the Go Ps (a synctest bubble hides that: its clock stands
+// still while any goroutine runs). Each scenario runs at GOMAXPROCS 1 and 2
+// with Procs below, equal to and above it, every P loaded before the
+// measured task is queued, and is judged by internal/realtime against a
+// bound of 20 times the promise (a queued task waits about 1.25 slices:
+// 12.5 ms, bound 250 ms) beside a health ticker: a round over the bound
+// while the ticker itself stalled past half the bound is inconclusive and
+// retried, never a verdict. TestRealtimeUnderContention runs them again
+// beside busy processes on every core. -short runs a few rounds; long mode
+// (schedkit verify -long, or SCHEDKIT_LONG=1) runs minutes of them.
+
+// rtConfig pairs the Go runtime's Ps with the executor's.
+type rtConfig struct{ gomaxprocs, procs int }
+
+func (c rtConfig) String() string { return fmt.Sprintf("gomaxprocs=%d/procs=%d", c.gomaxprocs, c.procs) }
+
+// rtConfigs: Procs equal to GOMAXPROCS, above it, and below it.
+var rtConfigs = []rtConfig{{1, 1}, {1, 2}, {2, 1}, {2, 2}, {2, 3}}
+
+// rtBound is 20 times the promise of 1.25 default slices.
+const rtBound = 25 * executor.DefaultSlice
+
+// rtRound is one round of a scenario; giveUp is how long it waits for
+// what it measures. phase says what it waits for, for the watchdog.
+type rtRound func(c rtConfig, giveUp time.Duration, phase *atomic.Value) realtime.Sample
+
+// rtScenario is a promise of doc.go's invariants, as a real-time check.
+type rtScenario struct {
+	name  string
+	round rtRound
+}
+
+var rtScenarios = []rtScenario{
+	{"pingpong-global", rtPingPong(false)},
+	{"pingpong-local", rtPingPong(true)},
+	{"hog", rtHeld(rtHog)},
+	{"blocker", rtHeld(rtBlock)},
+	{"blocking", rtHeld(rtBlocking)},
+	{"yield", rtHeld(rtYield)},
+	{"globalstream", rtGlobalStream},
+	{"forkjoin", rtForkJoin},
+}
+
+// rtRounds: a few rounds under -short, many in long mode.
+func rtRounds(short, long int) int {
+	if explore.Long() {
+		return long
+	}
+	return short
+}
+
+// rtSkipChecked: the schedcheck build runs the package again for the
+// explorer; the real-time layer runs in the plain build.
+func rtSkipChecked(t *testing.T) {
+	if schedcheckBuild {
+		t.Skip("the real-time layer runs in the plain build (the test command's race step)")
+	}
+}
+
+// runRealtime runs s at every configuration, rounds conclusive rounds each.
+func runRealtime(t *testing.T, s rtScenario, rounds int) {
+	for _, c := range rtConfigs {
+		t.Run(s.name+"/"+c.String(), func(t *testing.T) {
+			check := realtime.Check{Name: s.name + "/" + c.String(), Bound: rtBound, Rounds: rounds}
+			rtCheck(check, c, s.round).Apply(t)
+		})
+	}
+}
+
+// rtCheck runs check's rounds of round at GOMAXPROCS c.gomaxprocs, each
+// under a watchdog that names the scenario and what it waited for.
+func rtCheck(check realtime.Check, c rtConfig, round rtRound) realtime.Report {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.gomaxprocs))
+	return check.Run(func(i int) realtime.Sample {
+		var phase atomic.Value
+		phase.Store("starting")
+		stop := watchdog.Start(fmt.Sprintf("executor real-time %s round %d", check.Name, i), 2*time.Minute,
+			func() string { return "waiting for " + phase.Load().(string) })
+		defer stop()
+		return round(c, check.GiveUp(), &phase)
+	})
+}
+
+// spinFor works on the CPU for d, never blocking.
+func spinFor(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
+}
+
+// awaitOr waits for ch until giveUp has passed since start and returns
+// the time waited and whether ch closed.
+func awaitOr(ch <-chan struct{}, start time.Time, giveUp time.Duration) (time.Duration, bool) {
+	select {
+	case <-ch:
+		return time.Since(start), true
+	case <-time.After(giveUp - time.Since(start)):
+		return time.Since(start), false
+	}
+}
+
+// loadEveryP submits procs tasks that wait for each other, so that each
+// holds its own P at once, then run load; it returns when all have
+// arrived, or false at giveUp. Until then the executor's own promise (an
+// idle P takes queued work) is what moves them.
+func loadEveryP(e *executor.Executor, procs int, stop *atomic.Bool, giveUp time.Duration, load func(t executor.Task, i int)) (bool, error) {
+	var arrived atomic.Int64
+	all := make(chan struct{})
+	for i := range procs {
+		if err := e.Go(func(t executor.Task) {
+			if arrived.Add(1) == int64(procs) {
+				close(all)
+			}
+			for arrived.Load() < int64(procs) && !stop.Load() {
+				runtime.Gosched()
+			}
+			load(t, i)
+		}); err != nil {
+			return false, err
+		}
+	}
+	_, ok := awaitOr(all, time.Now(), giveUp)
+	return ok, nil
+}
+
+// statsNote is the counters a round logs.
+func statsNote(e *executor.Executor) string {
+	s := e.Stats().Total
+	return fmt.Sprintf("tasks %d, runnext %d, retakes %d, preempts %d, handoffs %d, yields %d",
+		s.Tasks, s.RunnextHits, s.Retakes, s.Preempts, s.Handoffs, s.Yields)
+}
+
+// rtPingPong: on every P a pair of tasks spawns each other through runnext
+// (about 2µs of work each), then one task is queued: from outside (the
+// global queue), or spawned by a pair's first task before its partner, into
+// the ring. A runnext ping-pong shares one slice, so sysmon must let the
+// queued task in within about 1.25 slices.
+func rtPingPong(local bool) rtRound {
+	return func(c rtConfig, giveUp time.Duration, phase *atomic.Value) realtime.Sample {
+		e, err := executor.New(executor.Config{Procs: c.procs})
+		if err != nil {
+			return realtime.Sample{Err: err}
+		}
+		var stop atomic.Bool
+		var waitedNs atomic.Int64
+		ran := make(chan struct{})
+		var submitted time.Time
+		queued := func(executor.Task) {
+			waitedNs.Store(int64(time.Since(submitted)))
+			close(ran)
+		}
+		var ping func(executor.Task)
+		ping = func(t executor.Task) {
+			spinFor(2 * time.Microsecond)
+			if !stop.Load() {
+				t.Go(ping)
+			}
+		}
+		spawned := make(chan struct{})
+		phase.Store("every P to start a ping-pong")
+		ok, err := loadEveryP(e, c.procs, &stop, giveUp, func(t executor.Task, i int) {
+			if local && i == 0 {
+				submitted = time.Now()
+				t.Go(queued) // to runnext, then to the ring's tail by ping
+				close(spawned)
+			}
+			t.Go(ping)
+		})
+		s := realtime.Sample{Err: err}
+		if ok && err == nil {
+			if local {
+				<-spawned
+			} else {
+				submitted = time.Now()
+				s.Err = e.Go(queued)
+			}
+			phase.Store("the queued task to run beside the ping-pongs")
+			if _, in := awaitOr(ran, submitted, giveUp); in {
+				s.Measured = time.Duration(waitedNs.Load())
+			} else {
+				s.Measured = time.Since(submitted)
+				s.Note = "the queued task had not run; "
+			}
+		} else if err == nil {
+			s.Measured, s.Note = giveUp, "the ping-pongs did not all start; "
+		}
+		stop.Store(true)
+		phase.Store("Close after the ping-pongs stopped")
+		s.Err = errors.Join(s.Err, e.Close())
+		s.Note += statsNote(e)
+		return s
+	}
+}
+
+// A heldLoad holds a P in one of the ways doc.go promises to see past: it
+// runs until stop (or release is closed). slice is the Config.Slice it
+// needs (a long one leaves sysmon no time to help within the bound). check
+// judges the closed executor's counters when the queued tasks ran in time:
+// every P was held then, so what let them in depends on no clock.
+type heldLoad struct {
+	what  string
+	slice time.Duration
+	hold  func(t executor.Task, stop *atomic.Bool, release <-chan struct{})
+	check func(s executor.ProcStats, procs int) error
+}
+
+// rtLongSlice: only a Blocking or a Yield, not sysmon, can let work in
+// within the bound.
+const rtLongSlice = 5 * time.Second
+
+// rtHog: a task computing on the CPU, never yielding; sysmon retakes.
+var rtHog = heldLoad{what: "a CPU hog",
+	hold: func(_ executor.Task, stop *atomic.Bool, _ <-chan struct{}) {
+		for !stop.Load() {
+		}
+	},
+	check: needRetake}
+
+// rtBlock: a task blocked on a channel without telling the executor.
+var rtBlock = heldLoad{what: "a blocked task",
+	hold:  func(_ executor.Task, _ *atomic.Bool, release <-chan struct{}) { <-release },
+	check: needRetake}
+
+// rtBlocking: a task blocked in Task.Blocking, which hands its P off at
+// once, under a long slice.
+var rtBlocking = heldLoad{what: "a task in Blocking", slice: rtLongSlice,
+	hold: func(t executor.Task, _ *atomic.Bool, release <-chan struct{}) {
+		_ = t.Blocking(func() { <-release })
+	},
+	check: func(s executor.ProcStats, procs int) error {
+		if s.Handoffs == 0 {
+			return fmt.Errorf("queued tasks ran while %d tasks in Blocking held every P, and Blocking handed off none", procs)
+		}
+		return nil
+	}}
+
+// rtYield: a task computing in 20µs steps with Task.Yield between them,
+// under a long slice.
+var rtYield = heldLoad{what: "a task that yields", slice: rtLongSlice,
+	hold: func(t executor.Task, stop *atomic.Bool, _ <-chan struct{}) {
+		for !stop.Load() {
+			spinFor(20 * time.Microsecond)
+			_ = t.Yield()
+		}
+	},
+	check: func(s executor.ProcStats, procs int) error {
+		if s.Yields == 0 {
+			return fmt.Errorf("queued tasks ran while %d yielding tasks held every P, and no Yield gave its P away", procs)
+		}
+		return nil
+	}}
+
+func needRetake(s executor.ProcStats, procs int) error {
+	if s.Retakes == 0 {
+		return fmt.Errorf("queued tasks ran while every one of %d Ps was held, with no retake", procs)
+	}
+	return nil
+}
+
+// rtHeld: every P is held by l, then 10 tasks are queued from outside; all
+// must run within the bound while the Ps are still held.
+func rtHeld(l heldLoad) rtRound {
+	return func(c rtConfig, giveUp time.Duration, phase *atomic.Value) realtime.Sample {
+		e, err := executor.New(executor.Config{Procs: c.procs, Slice: l.slice})
+		if err != nil {
+			return realtime.Sample{Err: err}
+		}
+		var stop atomic.Bool
+		release := make(chan struct{})
+		phase.Store(l.what + " on every P")
+		ok, err := loadEveryP(e, c.procs, &stop, giveUp, func(t executor.Task, _ int) { l.hold(t, &stop, release) })
+		s := realtime.Sample{Err: err}
+		inTime := false
+		if ok && err == nil {
+			const queued = 10
+			var ran atomic.Int64
+			all := make(chan struct{})
+			submitted := time.Now()
+			for range queued {
+				if err := e.Go(func(executor.Task) {
+					if ran.Add(1) == queued {
+						close(all)
+					}
+				}); err != nil {
+					s.Err = err
+				}
+			}
+			phase.Store(fmt.Sprintf("%d queued tasks to run beside %s on every P", queued, l.what))
+			if s.Measured, inTime = awaitOr(all, submitted, giveUp); !inTime {
+				s.Note = fmt.Sprintf("%d of %d queued tasks ran; ", ran.Load(), queued)
+			}
+		} else if err == nil {
+			s.Measured, s.Note = giveUp, "the loads did not all start; "
+		}
+		stop.Store(true)
+		close(release)
+		phase.Store("Close after the loads stopped")
+		s.Err = errors.Join(s.Err, e.Close())
+		if inTime && s.Err == nil {
+			s.Err = l.check(e.Stats().Total, c.procs)
+		}
+		s.Note += statsNote(e)
+		return s
+	}
+}
+
+// rtGlobalStream: every P runs local trees (each started by the last leaf
+// of the one before, so the rings never overflow), while tasks arrive in
+// the global queue one at a time; each must start within 61 ticks of a
+// busy P. The bound is on time; the ticks, which no load changes, fail
+// past ten times 61 per P.
+func rtGlobalStream(c rtConfig, giveUp time.Duration, phase *atomic.Value) realtime.Sample {
+	e, err := executor.New(executor.Config{Procs: c.procs})
+	if err != nil {
+		return realtime.Sample{Err: err}
+	}
+	ticks := func() uint64 {
+		s := e.Stats().Total
+		return s.Tasks - s.RunnextHits
+	}
+	var stop atomic.Bool
+	var newTree func(t executor.Task)
+	newTree = func(t executor.Task) {
+		var live atomic.Int64
+		var node func(t executor.Task, depth int)
+		node = func(t executor.Task, depth int) {
+			if depth > 0 {
+				live.Add(2)
+				t.Go(func(t executor.Task) { node(t, depth-1) })
+				t.Go(func(t executor.Task) { node(t, depth-1) })
+			}
+			if live.Add(-1) == 0 && !stop.Load() {
+				t.Go(newTree)
+			}
+		}
+		live.Add(1)
+		node(t, 6)
+	}
+	phase.Store("every P to start local trees")
+	ok, err := loadEveryP(e, c.procs, &stop, giveUp, func(t executor.Task, _ int) { newTree(t) })
+	s := realtime.Sample{Err: err}
+	if ok && err == nil {
+		stream := rtRounds(20, 100)
+		worstTicks, samples := uint64(0), 0
+		for i := 0; i < stream && s.Err == nil; i++ {
+			ran := make(chan struct{})
+			var startTicks atomic.Uint64
+			before := ticks()
+			submitted := time.Now()
+			if s.Err = e.Go(func(executor.Task) { startTicks.Store(ticks()); close(ran) }); s.Err != nil {
+				break
+			}
+			after := ticks()
+			phase.Store(fmt.Sprintf("global task %d of %d to start beside local trees", i, stream))
+			waited, in := awaitOr(ran, submitted, giveUp)
+			s.Measured = max(s.Measured, waited)
+			if !in {
+				s.Note = fmt.Sprintf("global task %d had not started; ", i)
+				break
+			}
+			if after-before > 61 { // the submit itself was slow: not waiting ticks
+				continue
+			}
+			samples++
+			worstTicks = max(worstTicks, startTicks.Load()-before)
+		}
+		if limit := uint64(10 * 61 * c.procs); s.Err == nil && worstTicks > limit {
+			s.Err = fmt.Errorf("a global task waited %d ticks beside local trees on %d Ps, over 10 times 61 per P (%d)", worstTicks, c.procs, limit)
+		}
+		s.Note += fmt.Sprintf("%d samples, the longest waited %d ticks; ", samples, worstTicks)
+	} else if err == nil {
+		s.Measured, s.Note = giveUp, "the trees did not all start; "
+	}
+	stop.Store(true)
+	phase.Store("Close after the trees stopped")
+	s.Err = errors.Join(s.Err, e.Close())
+	s.Note += statsNote(e)
+	return s
+}
+
+// rtForkJoin: a tree of groups of depth 7 (127 Waits) on every P at once
+// must finish without sysmon: a Wait never idles its P while work is
+// queued. A Wait that held its P would need a retake (a slice) per level
+// and P, over the bound.
+func rtForkJoin(c rtConfig, giveUp time.Duration, phase *atomic.Value) realtime.Sample {
+	e, err := executor.New(executor.Config{Procs: c.procs})
+	if err != nil {
+		return realtime.Sample{Err: err}
+	}
+	const depth = 7
+	var leaves atomic.Int64
+	node := treeNode(&leaves)
+	done := make(chan struct{})
+	var werr error
+	start := time.Now()
+	g, _ := e.NewGroup(context.Background())
+	g.Go(func(t executor.Task) error { return node(t, depth) })
+	go func() { werr = g.Wait(); close(done) }()
+	phase.Store("a fork-join tree of depth 7 to finish")
+	waited, in := awaitOr(done, start, giveUp)
+	s := realtime.Sample{Measured: waited}
+	<-done // past giveUp the tree still finishes, with sysmon's help
+	if s.Err = errors.Join(werr, e.Close()); s.Err == nil && in && leaves.Load() != 1<<depth {
+		s.Err = fmt.Errorf("%d leaves ran, want %d", leaves.Load(), 1<<depth)
+	}
+	s.Note = statsNote(e)
+	return s
+}
+
+// The tests: one per promise, every configuration each.
+
+func TestRealtimePingPong(t *testing.T) {
+	rtSkipChecked(t)
+	runRealtime(t, rtScenarios[0], rtRounds(3, 60))
+	runRealtime(t, rtScenarios[1], rtRounds(3, 60))
+}
+
+func TestRealtimeHog(t *testing.T) {
+	rtSkipChecked(t)
+	runRealtime(t, rtScenarios[2], rtRounds(2, 40))
+}
+
+func TestRealtimeBlockers(t *testing.T) {
+	rtSkipChecked(t)
+	runRealtime(t, rtScenarios[3], rtRounds(2, 40))
+	runRealtime(t, rtScenarios[4], rtRounds(2, 40))
+}
+
+func TestRealtimeYield(t *testing.T) {
+	rtSkipChecked(t)
+	runRealtime(t, rtScenarios[5], rtRounds(2, 40))
+}
+
+func TestRealtimeGlobalStream(t *testing.T) {
+	rtSkipChecked(t)
+	runRealtime(t, rtScenarios[6], rtRounds(1, 20))
+}
+
+func TestRealtimeForkJoin(t *testing.T) {
+	rtSkipChecked(t)
+	runRealtime(t, rtScenarios[7], rtRounds(2, 40))
+}
+
+// TestRealtimeUnderContention runs every scenario again beside a busy
+// child process on every core (this test binary, re-executed in
+// internal/realtime's child mode), killed at the end.
+func TestRealtimeUnderContention(t *testing.T) {
+	rtSkipChecked(t)
+	busy, err := realtime.Contend(runtime.NumCPU(), 30*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Stop()
+	t.Logf("%d busy child processes", busy.Len())
+	for _, s := range rtScenarios {
+		runRealtime(t, s, rtRounds(1, 10))
+	}
+}
