@@ -31,7 +31,9 @@ import (
 // rtConfig pairs the Go runtime's Ps with the executor's.
 type rtConfig struct{ gomaxprocs, procs int }
 
-func (c rtConfig) String() string { return fmt.Sprintf("gomaxprocs=%d/procs=%d", c.gomaxprocs, c.procs) }
+func (c rtConfig) String() string {
+	return fmt.Sprintf("gomaxprocs=%d/procs=%d", c.gomaxprocs, c.procs)
+}
 
 // rtConfigs: Procs equal to GOMAXPROCS, above it, and below it.
 var rtConfigs = []rtConfig{{1, 1}, {1, 2}, {2, 1}, {2, 2}, {2, 3}}
