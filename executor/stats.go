@@ -63,6 +63,48 @@ func (e *Executor) event(k EventKind, p int, w *worker, n int) {
 	}
 }
 
+// parking counts w's park (stopm), just before StopM: on p, the P it gave
+// back, or, for an M that held none (a new M, or one whose P was retaken or
+// handed to a waiting task), in the executor's count of P-less parks. Every
+// StopM is one park, so after Close, when every M has left through a StopM
+// that returned false, Parks - Unparks is the number of Ms made.
+func (e *Executor) parking(w *worker, p *proc) {
+	id := -1
+	if p != nil {
+		p.stats.parks.Add(1)
+		id = p.id
+	} else {
+		e.parksNoP.Add(1)
+	}
+	e.event(EventPark, id, w, 0)
+}
+
+// unparked makes w the holder of the P that StopM just handed it (old is
+// the P it gave back before parking, nil if none) and counts the unpark on
+// that P. A starter may have asked for a spinner (Wakep, a handoff): the M
+// spins from here, so its spin starts here too, or its SpinStop at
+// execute or the drop would pair with nothing. It mirrors startm's
+// acquirep for a woken M.
+func (e *Executor) unparked(w *worker, old *proc) {
+	e.takeP(w)
+	p := w.p.Load()
+	if mutant == unparkOnOldP && old != nil {
+		old.stats.unparks.Add(1)
+	} else {
+		p.stats.unparks.Add(1)
+	}
+	e.event(EventUnpark, p.id, w, 0)
+	if w.sm.Load().Spinning() && mutant != wokenSpinUncounted {
+		e.spinStarted(w, p)
+	}
+}
+
+// spinStarted counts w's spin start on p, the P it spins on.
+func (e *Executor) spinStarted(w *worker, p *proc) {
+	p.stats.spinStarts.Add(1)
+	e.event(EventSpin, p.id, w, 0)
+}
+
 // procStats are one P's counters. Most are written by the P's holder only;
 // each is an atomic cell, so Stats reads them without a lock while the
 // executor runs.
@@ -109,10 +151,10 @@ type ProcStats struct {
 	Resumes          uint64 // Ps handed to a task waiting for one
 	Yields           uint64 // Yields that gave the P away
 	Helped           uint64 // tasks run by a Wait while it waited
-	Parks            uint64 // Ms that gave this P back and parked
-	Unparks          uint64 // Ms woken with this P
-	SpinStarts       uint64 // Ms that started spinning on this P
-	SpinStops        uint64 // spinning Ms that stopped (found work or gave up)
+	Parks            uint64 // Ms that gave this P back and parked (in Total: every park, see Stats)
+	Unparks          uint64 // parked Ms woken with this P
+	SpinStarts       uint64 // Ms that started spinning on this P (woken spinning included)
+	SpinStops        uint64 // spinning Ms that stopped on this P (found work or gave up)
 	Panics           uint64 // tasks that panicked
 	QueueLen         int    // tasks in the P's queue when read (a hint)
 }
@@ -154,6 +196,15 @@ const LatencySample = 8
 // Stats is a snapshot of the executor's counters: per P, their total, and
 // the scheduling latency of tasks submitted from outside. Each counter is
 // read atomically but not all at one instant.
+//
+// Each counter equals the events of its kind (Config.OnEvent), P by P:
+// Parks EventPark, Unparks EventUnpark (on the P the M was given), SpinStarts
+// EventSpin, SpinStops EventSpinStop, Handoffs EventHandoff, Retakes
+// EventRetake. Total is the Ps' sum, except that Total.Parks also counts
+// the parks of Ms that held no P (EventPark with P -1: a new M, or one
+// whose P was retaken or handed to a waiting task). Every M parks once more
+// than it is woken, so after Close Total.Parks - Total.Unparks == Ms, and
+// every M that started spinning stopped: SpinStarts == SpinStops.
 type Stats struct {
 	Procs     []ProcStats
 	Total     ProcStats
@@ -162,6 +213,7 @@ type Stats struct {
 	Spinning  int           // Ms spinning now
 	IdleProcs int           // Ps idle now
 	Dropped   int           // tasks dropped at a Shutdown deadline
+	Queued    int           // outside tasks accepted and not yet started, at most Config.MaxQueued (0 without a bound: not counted)
 	Latency   LatencyStats  // submit (Executor.Go, GoBatch, an outside group's Go) to start, one task in LatencySample
 	Slice     time.Duration // the configured slice
 }
@@ -203,6 +255,7 @@ func (e *Executor) Stats() Stats {
 		Spinning:  e.sched.NMSpinning(),
 		IdleProcs: e.sched.NPIdle(),
 		Dropped:   int(e.dropped.Load()),
+		Queued:    int(e.queued.Load()),
 		Slice:     e.cfg.Slice,
 	}
 	var lat latencyAcc
@@ -220,6 +273,7 @@ func (e *Executor) Stats() Stats {
 		s.Total.add(s.Procs[i])
 		lat.add(&ps.latency)
 	}
+	s.Total.Parks += e.parksNoP.Load()
 	s.Latency = lat.summarize()
 	return s
 }

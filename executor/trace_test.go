@@ -191,9 +191,9 @@ func TestRuntimeTrace(t *testing.T) {
 	if trace.IsEnabled() {
 		t.Skip("runtime/trace is already on (go test -trace)")
 	}
-	e := newExec(t, executor.Config{Procs: 3})
 	var buf bytes.Buffer
 	require.NoError(t, trace.Start(&buf))
+	e := newExec(t, executor.Config{Procs: 3}) // its Ms' first parks are traced too
 	ran := traceWorkload(t, e)
 	trace.Stop()
 	s := e.Stats()

@@ -369,8 +369,12 @@ func toChrome(r *traceRun) *chrometrace.File {
 			instant(tracePidP, ev.P, ts, ev.Kind.String(), map[string]any{"m": ev.M})
 			closeP(ev.P, ts, 0)
 		case executor.EventPark:
-			instant(tracePidP, ev.P, ts, "park", map[string]any{"m": ev.M})
-			closeP(ev.P, ts, 0)
+			if ev.P >= 0 {
+				instant(tracePidP, ev.P, ts, "park", map[string]any{"m": ev.M})
+				closeP(ev.P, ts, 0)
+			} else { // an M that held no P (new, or its P was taken)
+				instant(tracePidM, ev.M, ts, "park", map[string]any{"p": ev.P})
+			}
 			if len(mOpen[ev.M]) == 0 {
 				begin(tracePidM, ev.M, ts, "parked", map[string]any{"p": ev.P})
 				mOpen[ev.M] = []traceSlice{{name: "parked", m: ev.M}}
