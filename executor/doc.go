@@ -53,7 +53,8 @@
 //	resume                 execute of a goroutine that exitsyscall0 or Gosched queued
 //	Task.Yield             Gosched (goschedImpl): globrunqput, then schedule
 //	Group.Wait (in a task) no runtime counterpart: runs its group's children that
-//	                       have not started, then other queued tasks, while it waits
+//	                       have not started, then other queued tasks, while it waits,
+//	                       on a helper goroutine of the M (a coroutine)
 //	ready                  ready: the woken waiter's token goes to the waker's runnext
 //	checkDead              checkdead: Close's quiescence (every M idle, no work)
 //
@@ -165,8 +166,13 @@
 //     for.
 //   - A panic never ends an M: it goes to the task's group (as its error) or
 //     to Config.PanicHandler (default: Close returns them). A task that
-//     calls runtime.Goexit ends its goroutine, and its M continues on a new
-//     one.
+//     calls runtime.Goexit is reported the same way (a *PanicError with
+//     Goexit set) and ends nothing else: run by the M loop, its goroutine
+//     ends and the M continues on a new one; run inline by a Wait, it runs
+//     on a helper goroutine of the M, never the waiting task's, so the Wait
+//     returns and its task goes on. A task must not Wait while locked to
+//     its OS thread (the helper is a coroutine: the runtime refuses the
+//     switch).
 //   - A local spawn reads no clock (the steal delay is the thief's to
 //     wait) and allocates nothing once its P has recycled records.
 //   - Stats reads per-P atomic counters, written by their P's holder: no
@@ -191,6 +197,10 @@
 //	every interleaving (bound 1): each task once, no    explore_test.go TestExploreExecutor (-tags schedcheck)
 //	  deadlock, Wait returns, sysmon unblocks a P
 //	panics to the group, the handler, or Close          executor_test.go
+//	Goexit in a task a Wait runs inline ends only that  goexit_test.go TestGoexitInGroupChild,
+//	  task: Wait returns its *PanicError, the waiter      TestGoexitInHelpedTask, TestGoexitNested
+//	  and the M go on, counted (GOMAXPROCS 1 and 2,       (real runtime, a watchdog each)
+//	  Procs 1 and 2; a child, a helped task, 5 deep)
 //	Shutdown: drops and counts at the deadline, never   shutdown_test.go (testing/synctest)
 //	  runs a dropped task, Close waits for the rest
 //	a Wait runs its own queued child at once            scenarios_test.go TestWaitHelps
@@ -222,7 +232,8 @@
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership,
 //	                                                    HelpOthersFirst, TakeIgnoresClaim,
 //	                                                    LazyCtxMissesError, RecycleEarly,
-//	                                                    NoHelpCap, NoYield, PreemptKeepsNext
+//	                                                    NoHelpCap, NoYield, PreemptKeepsNext,
+//	                                                    GoexitUnwindsWaiter
 //
 // # Tracing
 //

@@ -67,6 +67,12 @@ type Executor struct {
 	// statement, except under the explorer, whose scenarios run them as
 	// their threads.
 	goStart func(func())
+	// helpInline runs a Wait's help on the waiting task's goroutine
+	// instead of a helper: the explorer's executors, whose scenarios
+	// schedule only the goroutines they started and never Goexit. A
+	// helper's switches add no interleaving: one goroutine of an M runs
+	// at a time.
+	helpInline bool
 
 	closeMu  atomicx.Mutex // serializes Close and Shutdown
 	closed   bool          // guarded by closeMu
@@ -99,7 +105,7 @@ func build(cfg Config, goStart func(func()), needM bool) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{cfg: cfg, procs: cfg.Procs, gqOnly: cfg.GlobalQueueOnly, goStart: goStart}
+	e := &Executor{cfg: cfg, procs: cfg.Procs, gqOnly: cfg.GlobalQueueOnly, goStart: goStart, helpInline: !needM}
 	e.ps = make([]*proc, cfg.Procs)
 	for i := range e.ps {
 		e.ps[i] = newProc(i, cfg)
@@ -450,7 +456,8 @@ func (e *Executor) currentWorker() *worker {
 
 // PanicError is a task's panic: its value and the stack of the goroutine
 // that panicked. A task that calls runtime.Goexit is reported the same way,
-// with Goexit set.
+// with Goexit set, to its group (whose Wait returns it) or the handler; the
+// Goexit ends that task only, even one a Wait runs inline.
 type PanicError struct {
 	Value  any
 	Stack  []byte

@@ -53,6 +53,10 @@ var killConfig = killmatrix.Config{
 		{Name: "chain", Deterministic: true, Run: chainAllocs},
 		{Name: "retaken", Deterministic: true, Run: bubbles(spawnAfterRetake(false))},
 		{Name: "retaken2", Deterministic: true, Run: bubbles(spawnAfterRetake(true))},
+		{Name: "goexit", Deterministic: true, Run: func(*testing.T) error {
+			return joinErr(goexitChild(1, 200), goexitNested(1, 5, 20))
+		}},
+		{Name: "goexit2", Deterministic: true, Run: func(*testing.T) error { return goexitHelped(1, 200) }},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer},
 		{Name: "stress", Run: killByStress},
 	},

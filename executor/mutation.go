@@ -108,6 +108,11 @@ const (
 	// slice even when nothing waits for the P, making a handoff (and an
 	// M) for nothing.
 	retakeWhenNothingWaits
+	// GoexitUnwindsWaiter: a Wait runs tasks inline on the waiting task's
+	// own goroutine, as before issue 14's fix, so a task it runs that calls
+	// runtime.Goexit ends the waiting task too: its Wait never returns and
+	// the M goes on on a new goroutine.
+	goexitUnwindsWaiter
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -141,6 +146,7 @@ var mutationNames = [...]string{
 	wokenSpinUncounted:     "WokenSpinUncounted",
 	waitEarly:              "WaitEarly",
 	retakeWhenNothingWaits: "RetakeWhenNothingWaits",
+	goexitUnwindsWaiter:    "GoexitUnwindsWaiter",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

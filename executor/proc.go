@@ -145,6 +145,9 @@ type worker struct {
 
 	// nest counts the Waits on this M that are running a task inline.
 	nest int
+	// helpers run the help loops of the M's Waits, one per nesting level
+	// (group.go's helper).
+	helpers []*helper
 	// ticks counts the tasks the M loop ran, for yieldEvery.
 	ticks uint32
 }

@@ -31,14 +31,16 @@ func (e *Executor) mstart(w *worker, held bool) {
 
 // mexit ends a worker goroutine. If a task called runtime.Goexit, the
 // goroutine ends but the M does not: it continues on a new goroutine, so a
-// task can never take an M (or its P) with it.
+// task can never take an M (or its P) with it. A task run inline by a Wait
+// runs on a helper (group.go), whose goroutine its Goexit ends instead.
 func (e *Executor) mexit(w *worker) {
 	if w.goexit {
 		w.goexit = false
-		w.nest = 0 // the Goexit unwound every Wait on the goroutine
+		w.nest = 0 // the Goexit unwound every Wait on the goroutine (GoexitUnwindsWaiter)
 		e.goStart(func() { e.mstart(w, true) })
 		return
 	}
+	w.stopHelpers()
 	e.goroutineExit()
 }
 

@@ -54,9 +54,18 @@ CONSTANTS
 \*   AcquireKeepsIdle    AcquireP takes an idle P and leaves it in the idle set
 \*   ReleaseLosesP       ReleaseP puts the P in no idle set
 \*   ParkOffList         StopM parks the M without putting it on the idle list
+\* and, for the no-lost-wakeup rule (NoLostWakeup, WaitGivesUpOnlyEmpty),
+\* three Go mutations of the same name and two of the spec only:
+\*   NoSpawnWake         a spawn into the P's runnext wakes nobody
+\*   NoGlobalSpawnWake   a spawn without a P (to the global queue) wakes nobody
+\*   SubmitWakesOnlyIdle a submit wakes an M only if a P idles and no M
+\*                       spins (wakeIfIdle), never asking for a spinner
+\*   ReadyNoWake         ready puts the waiter's token in a queue and wakes nobody
+\*   GiveUpWithWork      a Wait gives its P up while the P's queue holds tasks
 Mutants == {"none", "SysmonOff", "WaitBlocksP", "RecheckMissesLocal", "NoRecheck",
             "BatchDropsRest", "StealCopies", "ResumeKeepsP", "AcquireKeepsIdle",
-            "ReleaseLosesP", "ParkOffList"}
+            "ReleaseLosesP", "ParkOffList", "NoSpawnWake", "NoGlobalSpawnWake",
+            "SubmitWakesOnlyIdle", "ReadyNoWake", "GiveUpWithWork"}
 
 ASSUME /\ IsFiniteSet(Ms) /\ Ms # {}
        /\ Procs \in Nat /\ Procs >= 1
@@ -403,10 +412,10 @@ Spawn(m) ==
              /\ IF p # 0
                   THEN /\ ring' = Displace(p)
                        /\ rnext' = [rnext EXCEPT ![p] = k]
-                       /\ Commit(WakeIfIdle(s))
+                       /\ Commit(IF Mutant = "NoSpawnWake" THEN s ELSE WakeIfIdle(s))
                        /\ UNCHANGED glob
                   ELSE /\ glob' = Append(glob, k)
-                       /\ Commit(Wakep(s))
+                       /\ Commit(IF Mutant = "NoGlobalSpawnWake" THEN s ELSE Wakep(s))
                        /\ UNCHANGED <<rnext, ring>>
     /\ UNCHANGED <<stack, waiter, nrun, done, subm>>
 
@@ -437,10 +446,10 @@ End(m) ==
              ELSE IF p # 0
                THEN /\ ring' = Displace(p)
                     /\ rnext' = [rnext EXCEPT ![p] = w]
-                    /\ Commit(WakeIfIdle(s))
+                    /\ Commit(IF Mutant = "ReadyNoWake" THEN s ELSE WakeIfIdle(s))
                     /\ UNCHANGED glob
              ELSE /\ glob' = Append(glob, w)
-                  /\ Commit(Wakep(s))
+                  /\ Commit(IF Mutant = "ReadyNoWake" THEN s ELSE Wakep(s))
                   /\ UNCHANGED <<rnext, ring>>
     /\ UNCHANGED <<nrun, subm>>
 
@@ -462,7 +471,8 @@ WaitHelp(m) ==
                THEN /\ pc' = [pc EXCEPT ![m] = "blockwait"]
                     /\ UNCHANGED <<glob, rnext, ring, pidle, imask, nmspin,
                                    needspin, midle, pend, hold, spin, stack, nrun>>
-             ELSE IF p = 0 \/ (LocalEmpty(p) /\ glob = <<>> /\ ~CanSteal(p))
+             ELSE IF p = 0 \/ ((LocalEmpty(p) \/ Mutant = "GiveUpWithWork")
+                                /\ glob = <<>> /\ ~CanSteal(p))
                THEN /\ pc' = [pc EXCEPT ![m] = "giveup"]
                     /\ UNCHANGED <<glob, rnext, ring, pidle, imask, nmspin,
                                    needspin, midle, pend, hold, spin, stack, nrun>>
@@ -524,7 +534,7 @@ Submit ==
     /\ subm < Len(Outside)
     /\ subm' = subm + 1
     /\ glob' = glob \o Outside[subm + 1]
-    /\ Commit(Wakep(Cur))
+    /\ Commit(IF Mutant = "SubmitWakesOnlyIdle" THEN WakeIfIdle(Cur) ELSE Wakep(Cur))
     /\ UNCHANGED <<rnext, ring, stack, tpc, gn, waiter, nrun, done>>
 
 \* sysmon's retake and handoffp: P p's holder runs a task (pTask) and work
@@ -637,6 +647,27 @@ SchedState ==
     /\ \A m \in Ms : spin[m] => pc[m] \in {"find", "release"}
     /\ \A m \in Ms : hold[m] # 0 => pc[m] \notin {"park", "exitp", "waitlock", "parked"}
     /\ \A m \in Ms : pc[m] \in {"find", "release"} => hold[m] # 0
+
+\* No lost wakeup, as executor/doc.go states it: while a task (or a resume
+\* token) is queued anywhere and a P is idle, an M spins, a handoff waits
+\* for an M, or an M is about to take a P (exitP; a Wait whose group is
+\* done, in reacquire). Then an idle P starts on the work without anything
+\* else happening, where AllTasksRun would let a later submit, a hog's end
+\* or a retake rescue it.
+WorkQueued == glob # <<>> \/ \E p \in Ps : ~LocalEmpty(p)
+AboutToTakeP(m) == \/ pc[m] = "exitp"
+                   \/ pc[m] = "waitlock" /\ gn[Inner(m)] = 0
+NoLostWakeup ==
+    (WorkQueued /\ pidle # {}) =>
+        \/ nmspin > 0
+        \/ pend # <<>>
+        \/ \E m \in Ms : AboutToTakeP(m)
+
+\* A Wait gives its P up (giveUpP) only when that P's queue is empty: a P
+\* never leaves a Wait with work queued on it, which a HandoffP would
+\* have to rescue.
+WaitGivesUpOnlyEmpty ==
+    \A m \in Ms : pc[m] = "giveup" /\ hold[m] # 0 => LocalEmpty(hold[m])
 
 ---------------------------------------------------------------------------
 (* Liveness.                                                               *)
