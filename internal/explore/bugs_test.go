@@ -27,6 +27,7 @@ var modes = []mode{
 	{"dfs", explore.Options{}},
 	{"dfs-unbounded", explore.Options{Bound: explore.Unbounded}},
 	{"dfs-reduced", explore.Options{Bound: explore.Unbounded, Reduce: true}},
+	{"dpor", explore.Options{Mode: explore.DPOR}},
 	{"random", explore.Options{Mode: explore.Random, Seed: 1, MaxExecutions: 300}},
 	{"pct", explore.Options{Mode: explore.PCT, Seed: 1, MaxExecutions: 300}},
 }

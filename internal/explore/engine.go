@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -142,8 +143,12 @@ type execution struct {
 	fail    *Failure
 	pruned  bool
 	elig    []int
-	last    Step    // the latest step as recorded, before its thread ran it
-	stuck   *thread // a thread that did not come back
+	last    Step     // the latest step as recorded, before its thread ran it
+	stuck   *thread  // a thread that did not come back
+	labels  []string // outcomes reported by Reached and Run.Outcome
+	// parkedAtEnd is what the threads still parked when the execution
+	// stopped (a deadlock, a failure) were about to do.
+	parkedAtEnd []parkedOp
 
 	// abandoned is set when a thread is stuck outside the explorer: the
 	// threads left behind exit at their next scheduling point.
@@ -216,13 +221,31 @@ func (x *execution) run(r Run) {
 			return
 		}
 	}
+	for _, th := range x.threads {
+		if th != x.stuck && th.state == stParked {
+			p := &th.pending
+			x.parkedAtEnd = append(x.parkedAtEnd, parkedOp{th.id, opKey{op: p.op, addr: p.addr, global: p.global()}})
+		}
+	}
 	x.abortParked()
 	if x.fail == nil && !x.pruned {
 		if r.Check != nil {
 			x.e.at("in Check of execution %d, schedule %s", x.index, encodeSchedule(x.choices))
 		}
 		x.check(r.Check)
+		if x.fail == nil && r.Outcome != nil {
+			x.outcome(r.Outcome)
+		}
 	}
+}
+
+func (x *execution) outcome(fn func() string) {
+	defer func() {
+		if r := recover(); r != nil {
+			x.failWith(&PanicError{Thread: -1, Value: r, Stack: string(debug.Stack())})
+		}
+	}()
+	x.reach(fn())
 }
 
 // await waits for th, just started or resumed, to park, return or panic. It
@@ -411,6 +434,12 @@ func (e *explorer) at(format string, args ...any) {
 // options, a bad Run), never about the code under test: that is
 // Result.Failure.
 func Explore(opts Options, build func() Run) (Result, error) {
+	return explore(opts, build, false)
+}
+
+// explore is Explore; keepGoing (for tests) counts a failure as the outcome
+// "failure: ERROR" and searches on instead of stopping.
+func explore(opts Options, build func() Run, keepGoing bool) (Result, error) {
 	if !hookAvailable {
 		return Result{}, ErrNoSchedcheck
 	}
@@ -443,6 +472,8 @@ func Explore(opts Options, build func() Run) (Result, error) {
 	case cfg.Mode == DFS:
 		e.strat = &dfs{bound: cfg.bound, reduce: cfg.Reduce}
 		e.res.Bound = cfg.bound
+	case cfg.Mode == DPOR:
+		e.strat = &dpor{}
 	case cfg.Mode == Random:
 		e.strat = newRandom(cfg.Seed)
 	case cfg.Mode == PCT:
@@ -463,15 +494,24 @@ func Explore(opts Options, build func() Run) (Result, error) {
 		if x.fail == nil && !x.pruned && e.late() {
 			x.failWith(e.deadlineError()) // slow builds or Checks: name the last execution
 		}
+		if x.fail != nil && keepGoing && !errors.Is(x.fail.Err, ErrDeadline) && !errors.Is(x.fail.Err, ErrNondeterministic) {
+			x.reach("failure: " + x.fail.Err.Error())
+			x.fail = nil
+		}
+		if !x.pruned {
+			e.count(x)
+		}
 		if x.fail != nil {
 			e.res.Failure = x.fail
 			return e.res, nil
 		}
 		if !e.strat.next() {
-			e.res.Complete = cfg.Mode == DFS && cfg.replay == nil
+			e.res.Complete = (cfg.Mode == DFS || cfg.Mode == DPOR) && cfg.replay == nil
+			e.unreached()
 			return e.res, nil
 		}
 		if e.res.Executions >= cfg.MaxExecutions {
+			e.unreached()
 			return e.res, nil
 		}
 	}
@@ -506,6 +546,9 @@ func (e *explorer) execute() (*execution, error) {
 	}
 	if e.cfg.Visit != nil {
 		e.cfg.Visit(encodeSchedule(x.choices))
+	}
+	if f := observer.Load(); f != nil {
+		(*f)(e.cfg.Name, x.steps)
 	}
 	return x, nil
 }

@@ -24,6 +24,10 @@ type Run struct {
 	// Check, if not nil, runs after every thread has returned and reports a
 	// violated invariant. It runs on the goroutine that called Explore.
 	Check func() error
+	// Outcome, if not nil, runs after Check passes and labels the
+	// execution's end state ("a=1 b=0", "stole 2"); Result.Outcomes counts
+	// the executions per label. Keep labels few: they are a map's keys.
+	Outcome func() string
 }
 
 // MaxThreads is the most threads a Run may have.
@@ -47,11 +51,17 @@ const (
 	// bound; when the bytes run out every thread runs on until it blocks or
 	// ends. The same bytes always give the same schedule.
 	Bytes
+	// DPOR explores every interleaving with no preemption bound, but only
+	// one execution per class of equivalent ones (interleavings that differ
+	// only in the order of independent steps): source-DPOR with sleep sets
+	// (Abdulla et al., POPL 2014). It reaches every final state and failure
+	// that unbounded DFS reaches, in far fewer executions. Bound is ignored.
+	DPOR
 )
 
-var modeNames = [...]string{DFS: "dfs", Random: "random", PCT: "pct", Bytes: "bytes"}
+var modeNames = [...]string{DFS: "dfs", Random: "random", PCT: "pct", Bytes: "bytes", DPOR: "dpor"}
 
-// String returns the mode's name: dfs, random, pct or bytes.
+// String returns the mode's name: dfs, random, pct, bytes or dpor.
 func (m Mode) String() string {
 	if int(m) < len(modeNames) {
 		return modeNames[m]
@@ -110,7 +120,8 @@ type Options struct {
 	// Name names the scenario in logs and replay keys; Check defaults it to
 	// t.Name(), Explore to "scenario". Spaces become underscores.
 	Name string
-	// Mode is DFS (default), Random or PCT.
+	// Mode is DFS (default), DPOR, Random, PCT or Bytes; ModeEnv can
+	// switch a DFS scenario to another search.
 	Mode Mode
 	// Bound is the preemption bound of DFS: how many times an execution may
 	// switch away from a thread that could still run. 0 means DefaultBound
@@ -157,8 +168,14 @@ type Options struct {
 	// place of Mode. It is a schedule as Failure.Schedule prints it.
 	Replay string
 	// Visit, if not nil, is called with the schedule of every execution, in
-	// the order they ran, but those Reduce cut short.
+	// the order they ran, but those Reduce or DPOR cut short.
 	Visit func(schedule string)
+	// MustReach lists labels, given by Run.Outcome or Reached, that at
+	// least one execution must report: a scenario whose race no longer
+	// happens (the code or the scenario drifted) then fails instead of
+	// passing without testing anything. Result.Unreached lists those no
+	// execution reported; Check fails the test on them.
+	MustReach []string
 }
 
 // Result is what an exploration did and found.
@@ -172,16 +189,26 @@ type Result struct {
 	// Schedules counts distinct schedules of executions that ran to their
 	// end (in DFS without reduction, every execution is one).
 	Schedules int
-	// Pruned counts executions Reduce cut short as equivalent to one
-	// explored already.
+	// Pruned counts executions Reduce or DPOR cut short as equivalent to
+	// one explored already.
 	Pruned int
-	// Complete reports that DFS explored every schedule within the bound:
-	// MaxExecutions did not cut it short and no failure stopped it.
+	// Complete reports that DFS explored every schedule within the bound,
+	// or DPOR every class of equivalent schedules: MaxExecutions did not
+	// cut it short and no failure stopped it.
 	Complete bool
 	// Replayed reports that the run was one replayed schedule.
 	Replayed bool
 	// Failure is the first failing execution, or nil.
 	Failure *Failure
+	// Outcomes counts, for each label, the executions that reported it
+	// through Run.Outcome or Reached (once per execution). Under DPOR or
+	// Reduce one execution stands for its class of equivalent
+	// interleavings, so the counts are per class; under Random and PCT they
+	// estimate how often each outcome happens.
+	Outcomes map[string]int
+	// Unreached lists the labels of Options.MustReach that no execution
+	// reported, in their order there, when no failure stopped the search.
+	Unreached []string
 }
 
 // Summary is the line Check logs, "explore NAME: N executions, N schedules,
@@ -196,8 +223,11 @@ func (r Result) Summary() string {
 		s += ", replayed"
 	case r.Failure != nil:
 		s += ", failed"
-	case r.Mode == DFS && !r.Complete:
+	case (r.Mode == DFS || r.Mode == DPOR) && !r.Complete:
 		s += ", incomplete (MaxExecutions)"
+	}
+	if len(r.Unreached) > 0 {
+		s += fmt.Sprintf(", unreached %q", r.Unreached)
 	}
 	return s
 }
@@ -411,8 +441,14 @@ func Check(t testing.TB, opts Options, build func() Run) Result {
 		t.Fatal(err)
 	}
 	t.Log(res.Summary())
+	if len(res.Outcomes) > 0 {
+		t.Log(res.OutcomeTable())
+	}
 	if res.Failure != nil {
 		t.Fatalf("%s\n  %s", res.Failure, replayCommand(t.Name(), res.Failure))
+	}
+	if len(res.Unreached) > 0 {
+		t.Fatal(res.UnreachedError())
 	}
 	return res
 }
@@ -470,8 +506,11 @@ func (o Options) config() (config, error) {
 		c.Name = "scenario"
 	}
 	c.Name = strings.Join(strings.Fields(c.Name), "_")
-	if c.Mode > Bytes {
+	if c.Mode > DPOR {
 		return c, fmt.Errorf("explore %s: unknown Mode %d", c.Name, c.Mode)
+	}
+	if err := c.modeFromEnv(); err != nil {
+		return c, err
 	}
 	if c.LongBound != 0 && Long() {
 		c.Bound = c.LongBound
@@ -496,7 +535,7 @@ func (o Options) config() (config, error) {
 	}
 	if c.MaxExecutions == 0 {
 		c.MaxExecutions = defaultMaxExecutionsWalk
-		if c.Mode == DFS {
+		if c.Mode == DFS || c.Mode == DPOR {
 			c.MaxExecutions = defaultMaxExecutionsDFS
 		}
 	}

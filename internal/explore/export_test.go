@@ -24,3 +24,17 @@ func SetBackstop(d time.Duration) (restore func()) {
 	backstop = d
 	return func() { backstop = old }
 }
+
+// ExploreKeepGoing explores like Explore, but counts each failure as the
+// outcome "failure: ERROR" and goes on, so that tests can compare the
+// failures two searches reach.
+func ExploreKeepGoing(opts Options, build func() Run) (Result, error) {
+	return explore(opts, build, true)
+}
+
+// ObserveTraces calls f with the scenario's name and the trace of every
+// execution that runs to its end, until restore is called.
+func ObserveTraces(f func(name string, trace []Step)) (restore func()) {
+	observer.Store(&f)
+	return func() { observer.Store(nil) }
+}
