@@ -33,13 +33,18 @@ step() {
 	shift 2
 	selected "$id" || return 0
 	echo "== $name"
+	local t0=$SECONDS
 	if "$@"; then
 		passed=$((passed + 1))
+		echo "-- passed in $(elapsed "$t0"): $name"
 	else
 		failed=$((failed + 1))
-		echo "!! FAILED: $name"
+		echo "!! FAILED: $name (after $(elapsed "$t0"))"
 	fi
 }
+
+# elapsed T0: the time since $SECONDS was T0, as 1m05s.
+elapsed() { local d=$((SECONDS - $1)); printf '%dm%02ds' $((d / 60)) $((d % 60)); }
 
 # skippable_step ID NAME CMD...: as step, but exit code $skip_rc counts as skipped.
 skippable_step() {
@@ -47,10 +52,12 @@ skippable_step() {
 	shift 2
 	selected "$id" || return 0
 	echo "== $name"
+	local t0=$SECONDS
 	"$@"
 	rc=$?
 	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
+		echo "-- passed in $(elapsed "$t0"): $name"
 	elif [ "$rc" -eq "$skip_rc" ]; then
 		skipped=$((skipped + 1))
 		echo "-- SKIPPED: $name"
@@ -122,5 +129,6 @@ step killmatrix "kill matrix: every seeded mutant caught by at least two determi
 step bench "bench module: vet, its tests, every benchmark once, schedkit bench -quick" bench_module
 skippable_step tlc "TLC: every spec passes, every mutant is rejected" tlc
 
+echo "all steps took $(elapsed 0)"
 echo "test: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
