@@ -4,9 +4,9 @@
 // health ticker, a goroutine that ticks every millisecond and records its
 // largest gap. A round that measures at most the bound passes. One over the
 // bound fails only if the ticker stayed healthy meanwhile; if the ticker
-// itself stalled (past half the bound by default), or if the OS kept the
-// process's threads waiting for a CPU as long as the excess (Linux's
-// schedstat), the machine or the Go runtime stalled, and the round is
+// itself stalled (past half the bound by default), or if the OS kept one
+// of the process's threads waiting for a CPU as long as the excess
+// (Linux's schedstat), the machine or the Go runtime stalled, and the round is
 // inconclusive: it is retried, and a
 // check with too many inconclusive rounds is skipped with the reason, never
 // passed or failed. A failure no load explains (a task lost, a wrong count)
@@ -42,13 +42,13 @@ const DefaultPeriod = time.Millisecond
 const DefaultRetries = 5
 
 // Health is what a Ticker saw: how many ticks and the largest gap between
-// two of them (or between the last one and Stop); and, for a round, how
-// long the OS kept the process's threads waiting for a CPU (Linux only; 0
+// two of them (or between the last one and Stop); and, for a round, the
+// longest any one thread of the process waited for a CPU (Linux only; 0
 // elsewhere).
 type Health struct {
 	Ticks  int
 	MaxGap time.Duration
-	Stolen time.Duration // summed over threads: a loaded machine's many short stalls
+	Stolen time.Duration // a loaded machine's many short stalls, which no one gap shows
 }
 
 // Ticker is a goroutine that ticks every period and records the largest
@@ -160,7 +160,7 @@ type Round struct {
 }
 
 func (r Round) String() string {
-	s := fmt.Sprintf("%s: measured %v, ticker's largest gap %v (%d ticks), threads waited %v for a CPU",
+	s := fmt.Sprintf("%s: measured %v, ticker's largest gap %v (%d ticks), a thread waited %v for a CPU",
 		r.Verdict, r.Measured, r.Health.MaxGap, r.Health.Ticks, r.Health.Stolen)
 	if r.Err != nil {
 		s += ", error: " + r.Err.Error()
@@ -207,9 +207,9 @@ func cmp0(v, def time.Duration) time.Duration {
 
 // Judge decides a round from its sample and the machine's health beside
 // it. Over the bound, the round is inconclusive if the ticker stalled past
-// Stall, or if the time the OS kept the threads off a CPU would account
-// for the excess (Measured-Stolen is within the bound): many short stalls
-// of a loaded machine add up without one long gap.
+// Stall, or if the time the OS kept a thread off a CPU would account for
+// the excess (Measured-Stolen is within the bound): many short stalls of a
+// loaded machine add up without one long gap.
 func (c Check) Judge(s Sample, h Health) Verdict {
 	switch {
 	case s.Err != nil:
@@ -310,7 +310,7 @@ func (r Report) Worst(v Verdict) (measured, gap, stolen time.Duration) {
 func (r Report) String() string {
 	c := r.Check
 	worst, gap, stolen := r.Worst(Pass)
-	return fmt.Sprintf("realtime %s: %d rounds passed (worst %v, bound %v), %d inconclusive, %d failed; ticker's largest gap %v (limit %v), threads' longest wait for a CPU in a round %v",
+	return fmt.Sprintf("realtime %s: %d rounds passed (worst %v, bound %v), %d inconclusive, %d failed; ticker's largest gap %v (limit %v), a thread's longest wait for a CPU %v",
 		c.Name, r.Count(Pass), worst, c.Bound, r.Count(Inconclusive), r.Count(Fail), gap, c.stall(), stolen)
 }
 
@@ -326,14 +326,14 @@ func (r Report) Apply(t testing.TB) {
 			fmt.Fprintf(&b, "\n  round %d: %v", i, x)
 		}
 		last := r.Rounds[len(r.Rounds)-1]
-		why := fmt.Sprintf("measured %v, over the bound %v while the health ticker's largest gap was %v (at most %v) and the threads waited %v for a CPU (less than the excess): the machine kept up",
+		why := fmt.Sprintf("measured %v, over the bound %v while the health ticker's largest gap was %v (at most %v) and no thread waited more than %v for a CPU (less than the excess): the machine kept up",
 			last.Measured, r.Check.Bound, last.Health.MaxGap, r.Check.stall(), last.Health.Stolen)
 		if last.Err != nil {
 			why = last.Err.Error()
 		}
 		t.Errorf("%v\nFAIL: %s%s", r, why, b.String())
 	case Inconclusive:
-		t.Skipf("%v\ninconclusive: %d rounds over the bound %v while the health ticker itself stalled past %v or the threads waited for a CPU as long as the excess: the machine was too loaded to judge",
+		t.Skipf("%v\ninconclusive: %d rounds over the bound %v while the health ticker itself stalled past %v or a thread waited for a CPU as long as the excess: the machine was too loaded to judge",
 			r, r.Count(Inconclusive), r.Check.Bound, r.Check.stall())
 	default:
 		t.Log(r.String())

@@ -199,6 +199,7 @@ func TestStolenTimeIsSeen(t *testing.T) {
 	})
 	assert.Greater(t, round.Health.Stolen, 10*time.Millisecond, "%v", round)
 	assert.Equal(t, time.Duration(0), stolen(nil, map[string]int64{"1": 5}))
+	assert.Equal(t, time.Duration(7), stolen(map[string]int64{"1": 5, "2": 1}, map[string]int64{"1": 9, "2": 8, "3": 6}), "the longest, not the sum")
 }
 
 func spinUntil(end time.Time) {

@@ -33,16 +33,18 @@ func runDelays() map[string]int64 {
 	return m
 }
 
-// stolen is how long the threads waited for a CPU between two readings of
-// runDelays, summed over threads (a thread new in the second counts from
-// zero); 0 if either reading failed.
+// stolen is the longest any one thread waited for a CPU between two
+// readings of runDelays (a thread new in the second counts from zero); 0
+// if either reading failed. Not the sum: a thread that computes all round
+// (a hog, a spinning M) waits whenever the machine is busy, and summing
+// every such thread would excuse any excess on a loaded machine.
 func stolen(before, after map[string]int64) time.Duration {
 	if before == nil || after == nil {
 		return 0
 	}
-	var sum int64
+	var most int64
 	for tid, ns := range after {
-		sum += max(ns-before[tid], 0)
+		most = max(most, ns-before[tid])
 	}
-	return time.Duration(sum)
+	return time.Duration(most)
 }
