@@ -1,0 +1,124 @@
+package executor
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/internal/explore"
+)
+
+// Outside submits racing Close, in the explorer (-tags schedcheck): the
+// executor's M runs as a thread, beside a thread that submits one task and
+// a thread that closes. In every interleaving within the bound, a submit
+// that returned nil (a group whose Wait returned nil) ran its task exactly
+// once, before Close returned; a refused one never ran. A submit that
+// checked closing before counting itself in flight would let Close find
+// the executor quiet, stop the Ms and return while the task is being
+// queued: it would never run.
+
+// closeRace is one such scenario: submit makes the submit and reports
+// whether it was accepted; f is the task.
+type closeRace struct {
+	name   string
+	submit func(e *Executor, f func(Task)) (accepted bool)
+}
+
+var closeRaces = []closeRace{
+	{name: "go-vs-close", submit: func(e *Executor, f func(Task)) bool { return e.Go(f) == nil }},
+	{name: "batch-vs-close", submit: func(e *Executor, f func(Task)) bool { return e.GoBatch([]func(Task){f}) == nil }},
+	{name: "group-vs-close", submit: func(e *Executor, f func(Task)) bool {
+		g, _ := e.NewGroup(bg)
+		g.Go(func(t Task) error { f(t); return nil })
+		return g.Wait() == nil // waits for an accepted task to end
+	}},
+}
+
+func (c closeRace) run() explore.Run {
+	var threads []func()
+	e, err := build(Config{Procs: 1}, func(f func()) { threads = append(threads, f) }, false)
+	if err != nil {
+		panic(err)
+	}
+	e.startM()
+	nameCells(e)
+	var ran, late atomicx.Int32
+	var closed atomicx.Uint32
+	explore.Name(&ran, "ran")
+	explore.Name(&late, "late")
+	explore.Name(&closed, "closeReturned")
+	var accepted bool
+	var closeErr error
+	threads = append(threads,
+		func() {
+			accepted = c.submit(e, func(Task) {
+				ran.Add(1)
+				if closed.Load() != 0 {
+					late.Add(1)
+				}
+			})
+		},
+		func() {
+			closeErr = e.Close()
+			closed.Store(1)
+		})
+	return explore.Run{
+		Threads: threads,
+		Check: func() error {
+			if closeErr != nil {
+				return closeErr
+			}
+			want := int32(0)
+			if accepted {
+				want = 1
+			}
+			if n := ran.Load(); n != want {
+				return fmt.Errorf("the submit was accepted=%v and its task ran %d times, want %d", accepted, n, want)
+			}
+			if late.Load() != 0 {
+				return errors.New("an accepted task ran after Close returned")
+			}
+			return nil
+		},
+	}
+}
+
+func closeRaceOptions(c closeRace) explore.Options {
+	return explore.Options{Name: "executor-" + c.name, Bound: 1, LongBound: 2}
+}
+
+func TestExploreCloseRace(t *testing.T) {
+	for _, c := range closeRaces {
+		t.Run(c.name, func(t *testing.T) {
+			explore.Check(t, closeRaceOptions(c), c.run)
+		})
+	}
+}
+
+// ExploreCloseRace runs the named close-race scenarios at bound 1 for the
+// kill matrix; applicable is false without -tags schedcheck.
+func ExploreCloseRace(names ...string) (applicable bool, err error) {
+	for _, name := range names {
+		i := 0
+		for i < len(closeRaces) && closeRaces[i].name != name {
+			i++
+		}
+		if i == len(closeRaces) {
+			panic("executor: no close race " + name)
+		}
+		opts := closeRaceOptions(closeRaces[i])
+		opts.LongBound = 0
+		r, err := explore.Explore(opts, closeRaces[i].run)
+		if errors.Is(err, explore.ErrNoSchedcheck) {
+			return false, nil
+		}
+		if err != nil {
+			return true, err
+		}
+		if r.Failure != nil {
+			return true, fmt.Errorf("%s: %v", name, r.Failure.Err)
+		}
+	}
+	return true, nil
+}
