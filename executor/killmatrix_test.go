@@ -57,6 +57,24 @@ var killConfig = killmatrix.Config{
 			return joinErr(goexitChild(1, 200), goexitNested(1, 5, 20))
 		}},
 		{Name: "goexit2", Deterministic: true, Run: func(*testing.T) error { return goexitHelped(1, 200) }},
+		{Name: "wake-spawn", Deterministic: true, Run: executor.WakeupCheck("spawn")},
+		{Name: "wake-spawng", Deterministic: true, Run: executor.WakeupCheck("spawn-group")},
+		{Name: "wake-global", Deterministic: true, Run: executor.WakeupCheck("blocking")},
+		{Name: "wake-retake", Deterministic: true, Run: executor.WakeupCheck("retaken")},
+		{Name: "wake-submit", Deterministic: true, Run: executor.WakeupCheck("outside")},
+		{Name: "wake-ready", Deterministic: true, Run: joinCheck(executor.WakeupCheck("ready"), executor.WakeupCheck("resume"))},
+		{Name: "needspin", Deterministic: true, Run: executor.WakeupCheck("needspin")},
+		{Name: "needspin2", Deterministic: true, Run: executor.WakeupCheck("needspin2")},
+		{Name: "recheck", Deterministic: true, Run: executor.WakeupCheck("recheck")},
+		{Name: "recheck2", Deterministic: true, Run: executor.WakeupCheck("recheck2")},
+		{Name: "fair61", Deterministic: true, Run: executor.WakeupCheck("fair61")},
+		{Name: "fair61chain", Deterministic: true, Run: executor.WakeupCheck("fair61-chain")},
+		{Name: "closerace", Deterministic: true, Run: closeRace("go-vs-close")},
+		{Name: "closerace2", Deterministic: true, Run: closeRace("batch-vs-close", "group-vs-close")},
+		{Name: "blockrunnext", Deterministic: true, Run: bubbles(blockingRetakesP)},
+		{Name: "blockprocs", Deterministic: true, Run: bubbles(blockingRespectsProcs(1), blockingRespectsProcs(2))},
+		{Name: "overload", Deterministic: true, Run: bubbles(overloadWaiterWoken)},
+		{Name: "overload2", Deterministic: true, Run: bubbles(overloadBatchAndGroupWoken)},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer},
 		{Name: "stress", Run: killByStress},
 	},
@@ -72,6 +90,29 @@ func bubbles(ss ...scenario) func(*testing.T) error {
 			}
 		}
 		return nil
+	}
+}
+
+// joinCheck runs each check in turn and returns the first error.
+func joinCheck(cs ...func(*testing.T) error) func(*testing.T) error {
+	return func(t *testing.T) error {
+		for _, c := range cs {
+			if err := c(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// closeRace runs the explorer's close-race scenarios (closerace_test.go).
+func closeRace(names ...string) func(*testing.T) error {
+	return func(*testing.T) error {
+		applicable, err := executor.ExploreCloseRace(names...)
+		if !applicable {
+			return killmatrix.ErrNotApplicable
+		}
+		return err
 	}
 }
 
