@@ -219,6 +219,19 @@
 //	61 ticks beside a local burst and a local tree      scenarios_test.go TestFairnessBurst, TestFairnessTree
 //	no lost wakeup for a submit made by a task          scenarios_test.go TestSubmitFromTaskWhileSpinnerWaits
 //	a Task whose P was retaken spawns globally          scenarios_test.go TestSpawnAfterRetakeGoesGlobal
+//	no lost wakeup, nothing else to rescue the work:    wakeup_test.go TestWakeupNoneLost (synctest),
+//	  with every other M parked an idle P starts on       TestWakeupNoneLostReal (real clock)
+//	  an outside Go, GoBatch, group Go, a Task.Go, a
+//	  group Go in a task, a spawn in Blocking or after
+//	  a retake, a readied waiter, a Blocking's resume
+//	a submit with every P held asks for a spinner       wakeup_test.go TestSubmitAsksForSpinner
+//	the drop-and-recheck and a handoff see local queues wakeup_test.go TestRecheckSeesLocalQueues
+//	a global task starts at exactly tick 61 (and 122)   wakeup_test.go TestFairnessExactTicks
+//	a submit racing Close: accepted runs once, before   closerace_test.go TestExploreCloseRace (schedcheck)
+//	  Close returns; refused never runs
+//	Blocking takes a P back: a spawn after it hits      blocking_test.go TestBlockingRetakesP,
+//	  runnext, one reacquire each, never beside Procs     TestBlockingRespectsProcs
+//	  other tasks
 //	runtime/trace: each task a trace task with a region trace_test.go TestRuntimeTrace (parsed by
 //	  and a log of its ID, P and M; as many steal,      `go tool trace -d=parsed`; broken traces rejected)
 //	  handoff and park logs as Stats counts
@@ -233,7 +246,10 @@
 //	                                                    HelpOthersFirst, TakeIgnoresClaim,
 //	                                                    LazyCtxMissesError, RecycleEarly,
 //	                                                    NoHelpCap, NoYield, PreemptKeepsNext,
-//	                                                    GoexitUnwindsWaiter
+//	                                                    GoexitUnwindsWaiter, NoSpawnWake,
+//	                                                    NoGlobalSpawnWake, SubmitWakesOnlyIdle,
+//	                                                    RecheckGlobalOnly, FairnessEvery62,
+//	                                                    SubmitChecksBeforeInflight, BlockingKeepsNoP
 //
 // # Tracing
 //
