@@ -188,6 +188,12 @@
 //	goroutines end (Ms, sysmon) after Close             main_test.go (goleak after every test)
 //	blockers + queued; a hog + queued; runnext          starvation_test.go (testing/synctest)
 //	  ping-pong + queued: sysmon's retake
+//	the same on the real runtime: runnext ping-pong     realtime_test.go TestRealtimePingPong,
+//	  + an outside or a ring task, a hog, a blocked       TestRealtimeHog, TestRealtimeBlockers,
+//	  task, Blocking, Yield (5 s slice) + queued, a       TestRealtimeYield, TestRealtimeGlobalStream,
+//	  global stream, fork-join; GOMAXPROCS 1 and 2,       TestRealtimeForkJoin: bound 250 ms, a health
+//	  Procs below, equal to and above it                  ticker beside it (internal/realtime)
+//	the same beside a busy process on every core        realtime_test.go TestRealtimeUnderContention
 //	a global task within 61 ticks of a busy P           starvation_test.go TestStarvationGlobalStream
 //	no lost wakeup at the drop-and-recheck              starvation_test.go TestSubmitWhileSpinnerWaits
 //	a handoff sees the P's local work                   starvation_test.go TestLocalSpawnThenBlock

@@ -29,6 +29,8 @@ var goChecks = []goCheck{
 	{"", "*", "linearizability (porcupine)", regexp.MustCompile(`^TestLinearizable$`),
 		regexp.MustCompile(`\w+ linearizability: (\d+) histories`), "histories"},
 	{"", "*", "linearizability catches broken variant", regexp.MustCompile(`^TestLinearizeCatches`), nil, "tests"},
+	{"", "executor", "real-time promises (GOMAXPROCS 1, 2; busy cores)", regexp.MustCompile(`^TestRealtime\w*$`),
+		regexp.MustCompile(`realtime \S+: (\d+) rounds passed`), "rounds"},
 	{"", "fuzz", "fuzz seeds vs model", regexp.MustCompile(`^Fuzz\w+$`), nil, "seeds"},
 	{"", "fuzz", "fuzz oracle catches broken variant", regexp.MustCompile(`^TestFuzz\w+Catches`), nil, "tests"},
 	{"schedcheck", "internal/explore", "finds seeded bugs, replays them", regexp.MustCompile(`^Test`),
@@ -72,6 +74,7 @@ var components = map[string]string{
 	"internal/tlc":        "tlc runner",
 	"internal/killmatrix": "killmatrix",
 	"internal/mutation":   "mutation",
+	"internal/realtime":   "realtime",
 	"fuzz":                "fuzz decoder",
 	"cmd/schedkit":        "schedkit verify",
 	"metrics/prom":        "metrics",
@@ -80,5 +83,5 @@ var components = map[string]string{
 
 // componentOrder is the order of the table: the tools first, then the
 // components as they are built up.
-var componentOrder = []string{"all", "atomicx", "explore", "linearize", "tlc runner", "killmatrix", "mutation",
+var componentOrder = []string{"all", "atomicx", "explore", "linearize", "tlc runner", "killmatrix", "mutation", "realtime",
 	"fuzz decoder", "schedkit verify", "lfq", "runnext", "globalq", "stealing", "spinning", "executor", "metrics"}

@@ -120,7 +120,7 @@ func (s selector) pkg(pkg, tags string) bool {
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("verify", verifyAbout, verifyExample, stdout)
-	long := fs.Bool("long", false, "long mode: stress tests of a million items each; TLC's _long models and the only-it re-run of mutants")
+	long := fs.Bool("long", false, "long mode: stress tests of a million items each; minutes of the executor's real-time checks; TLC's _long models and the only-it re-run of mutants")
 	race := fs.Bool("race", true, "run the tests under the race detector")
 	tla := fs.Bool("tla", true, "run TLC on every spec and mutant when tla2tools.jar is found")
 	workers := fs.Int("workers", 2, "TLC worker threads")
