@@ -77,6 +77,7 @@ var killConfig = killmatrix.Config{
 		{Name: "overload2", Deterministic: true, Run: bubbles(overloadBatchAndGroupWoken)},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer},
 		{Name: "stress", Run: killByStress},
+		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)
 	},
 }
 

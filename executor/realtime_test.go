@@ -445,6 +445,27 @@ func rtForkJoin(c rtConfig, giveUp time.Duration, phase *atomic.Value) realtime.
 	return s
 }
 
+// killByRealtime is the kill matrix's realtime column, an extra (not
+// deterministic: a loaded machine makes rounds inconclusive, and only
+// long mode runs extras): one round of each scenario at GOMAXPROCS 1 and
+// 2 with as many Ps, an inconclusive one retried once. A failed round
+// catches the mutant; past 45 s it stops, within the cell's time limit.
+func killByRealtime(*testing.T) error {
+	deadline := time.Now().Add(45 * time.Second)
+	for _, s := range rtScenarios {
+		for _, c := range []rtConfig{{1, 1}, {2, 2}} {
+			if time.Now().After(deadline) {
+				return nil
+			}
+			check := realtime.Check{Name: s.name + "/" + c.String(), Bound: rtBound, Rounds: 1, Retries: 1}
+			if r := rtCheck(check, c, s.round); r.Verdict == realtime.Fail {
+				return fmt.Errorf("%v: %v", r, r.Rounds[len(r.Rounds)-1])
+			}
+		}
+	}
+	return nil
+}
+
 // The tests: one per promise, every configuration each.
 
 func TestRealtimePingPong(t *testing.T) {
