@@ -470,8 +470,8 @@ func killByRealtime(*testing.T) error {
 
 func TestRealtimePingPong(t *testing.T) {
 	rtSkipChecked(t)
-	runRealtime(t, rtScenarios[0], rtRounds(3, 60))
-	runRealtime(t, rtScenarios[1], rtRounds(3, 60))
+	runRealtime(t, rtScenarios[0], rtRounds(3, 100))
+	runRealtime(t, rtScenarios[1], rtRounds(3, 100))
 }
 
 func TestRealtimeHog(t *testing.T) {
@@ -482,12 +482,12 @@ func TestRealtimeHog(t *testing.T) {
 func TestRealtimeBlockers(t *testing.T) {
 	rtSkipChecked(t)
 	runRealtime(t, rtScenarios[3], rtRounds(2, 40))
-	runRealtime(t, rtScenarios[4], rtRounds(2, 40))
+	runRealtime(t, rtScenarios[4], rtRounds(2, 100))
 }
 
 func TestRealtimeYield(t *testing.T) {
 	rtSkipChecked(t)
-	runRealtime(t, rtScenarios[5], rtRounds(2, 40))
+	runRealtime(t, rtScenarios[5], rtRounds(2, 100))
 }
 
 func TestRealtimeGlobalStream(t *testing.T) {
@@ -497,7 +497,7 @@ func TestRealtimeGlobalStream(t *testing.T) {
 
 func TestRealtimeForkJoin(t *testing.T) {
 	rtSkipChecked(t)
-	runRealtime(t, rtScenarios[7], rtRounds(2, 40))
+	runRealtime(t, rtScenarios[7], rtRounds(2, 100))
 }
 
 // TestRealtimeUnderContention runs every scenario again beside a busy
@@ -512,6 +512,6 @@ func TestRealtimeUnderContention(t *testing.T) {
 	defer busy.Stop()
 	t.Logf("%d busy child processes", busy.Len())
 	for _, s := range rtScenarios {
-		runRealtime(t, s, rtRounds(1, 10))
+		runRealtime(t, s, rtRounds(1, 20))
 	}
 }

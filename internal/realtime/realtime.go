@@ -305,13 +305,21 @@ func (r Report) Worst(v Verdict) (measured, gap, stolen time.Duration) {
 	return measured, gap, stolen
 }
 
-// String is the report's one-line summary: "realtime NAME: N rounds
-// passed, ..." (schedkit verify counts the rounds from it).
+// String is the report's summary: "realtime NAME: N rounds passed, ..."
+// (schedkit verify counts the rounds from it), and the slowest passed
+// round with the machine's health beside it.
 func (r Report) String() string {
 	c := r.Check
 	worst, gap, stolen := r.Worst(Pass)
-	return fmt.Sprintf("realtime %s: %d rounds passed (worst %v, bound %v), %d inconclusive, %d failed; ticker's largest gap %v (limit %v), a thread's longest wait for a CPU %v",
+	s := fmt.Sprintf("realtime %s: %d rounds passed (worst %v, bound %v), %d inconclusive, %d failed; ticker's largest gap %v (limit %v), a thread's longest wait for a CPU %v",
 		c.Name, r.Count(Pass), worst, c.Bound, r.Count(Inconclusive), r.Count(Fail), gap, c.stall(), stolen)
+	for _, x := range r.Rounds {
+		if x.Verdict == Pass && x.Measured == worst && worst > c.Bound/4 {
+			s += "\n  slowest " + x.String() // how near the bound, and what the machine did meanwhile
+			break
+		}
+	}
+	return s
 }
 
 // Apply reports r on t: a failure as an error naming the failed round and
