@@ -71,6 +71,9 @@ func newGroup(e *Executor, t Task, ctx context.Context) (*Group, context.Context
 		panic("executor: NewGroup called with a nil context")
 	}
 	g := &Group{e: e, t: t}
+	if mutant == waitEarly {
+		g.n.Store(-1) // the seeded fault: Wait returns one task early
+	}
 	g.ctx.g, g.ctx.parent = g, ctx
 	return g, &g.ctx
 }

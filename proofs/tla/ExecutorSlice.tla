@@ -1,0 +1,312 @@
+--------------------------- MODULE ExecutorSlice ---------------------------
+(***************************************************************************)
+(* executor.Executor's time slice, beside Executor.tla: one P, two Ms and  *)
+(* sysmon, at the grain of the Go code's status word (proc.go's pIdle,     *)
+(* pSched, pTask, pSpawn), which Executor.tla abstracts away.              *)
+(*                                                                         *)
+(* A slice starts when a task does not inherit one (execute: schedtick++, *)
+(* tick here); a runnext task inherits it. sysmon notes each slice         *)
+(* (retakeAll: seenTick, seenWhen) and, when it sees the same slice again  *)
+(* a Slice later (abstract: any later round), acts if work waits for the  *)
+(* P: with the holder in a task (pTask) it retakes the P by CAS and hands  *)
+(* it off (retake, HandoffP); with the holder between tasks (pSched) it    *)
+(* sets the P's preempt request (p.preempted, the runtime's preemptone).   *)
+(* Either way the P's next get from its queue honours the request: a       *)
+(* runnext task does not inherit, it goes to the global queue's tail       *)
+(* (localGet, gopreempt_m), and the request is cleared.                    *)
+(*                                                                         *)
+(* The 1-in-61 check (globalq.FairnessTick) is scaled down to one in Fair  *)
+(* slices: tick counts slices modulo Fair * (Fair + 1), so the check and   *)
+(* its off-by-one mutant are both exact.                                   *)
+(*                                                                         *)
+(* Programs: "pingpong": tasks A and B spawn each other through runnext    *)
+(* forever (each spawns the other with Task.Go and returns), and task Q    *)
+(* waits in the global queue. "local": the P's ring holds local work       *)
+(* forever (tasks that spawn locally forever, abstracted: a get from the   *)
+(* ring always finds a task L, which starts a new slice and ends), and Q   *)
+(* waits in the global queue; only the fairness check can run it.         *)
+(*                                                                         *)
+(* The Go scheduler under the Ms is not modelled: an M yields every 64     *)
+(* tasks (yieldEvery) so that sysmon, a goroutine, gets a Go P; here that  *)
+(* is sysmon's weak fairness (NoYield drops it).                           *)
+(***************************************************************************)
+EXTENDS Naturals, Sequences, FiniteSets
+
+CONSTANTS
+    Ms,       \* the Ms (model values)
+    Program,  \* "pingpong" or "local"
+    Fair,     \* globalq.FairnessTick's 61, scaled down
+    Mutant    \* "none" is the real algorithm; any other name breaks one step
+
+\* The broken variants:
+\*   NoSchedPreempt         sysmon acts only on a P in pTask (the Go code
+\*                          before the pSched preempt request): a fast
+\*                          ping-pong is almost always in pSched
+\*   PreemptKeepsNext       the get after a preempt lets the runnext task
+\*                          inherit the slice (the Go mutation)
+\*   NoYield                sysmon gets no fairness: the M never yields its
+\*                          Go P (the Go mutation)
+\*   SpawnIgnoresOwnership  a spawn uses the P's queue without the CAS to
+\*                          pSpawn (the Go mutation)
+\*   NoFairnessTick         findRunnable never looks at the global queue
+\*                          first (the Go mutation)
+\*   FairnessEvery62        the look comes every Fair+1 slices (the Go
+\*                          mutation, scaled)
+Mutants == {"none", "NoSchedPreempt", "PreemptKeepsNext", "NoYield",
+            "SpawnIgnoresOwnership", "NoFairnessTick", "FairnessEvery62"}
+
+ASSUME /\ IsFiniteSet(Ms) /\ Cardinality(Ms) >= 2
+       /\ Program \in {"pingpong", "local"}
+       /\ Fair \in Nat /\ Fair >= 2
+       /\ Mutant \in Mutants
+
+TickMod == Fair * (Fair + 1)
+Every == IF Mutant = "FairnessEvery62" THEN Fair + 1 ELSE Fair
+None == "none"
+Other(x) == IF x = "A" THEN "B" ELSE "A"
+
+VARIABLES
+    glob,     \* the global queue
+    rnext,    \* the P's runnext slot (None when empty)
+    ring,     \* the P's ring (pingpong; the local program's is endless)
+    st,       \* the P's status word: [s: state, m: holder]
+    pidle,    \* the P is on the Sched's idle list
+    pend,     \* the P waits in a handoff for an M (NeedM)
+    tick,     \* the P's schedtick, modulo TickMod
+    fresh,    \* sysmon has not yet noted the current slice (seenTick)
+    preempt,  \* the P's preempt request (p.preempted)
+    pc,       \* pc[m]: where M m is
+    wp,       \* wp[m]: M m's w.p names the P (it may have been retaken)
+    cur,      \* cur[m]: the task M m runs
+    midle,    \* the parked Ms
+    ran,      \* Q has run
+    qwait     \* slices started while Q waited in the global queue (capped)
+
+vars == <<glob, rnext, ring, st, pidle, pend, tick, fresh, preempt, pc, wp,
+          cur, midle, ran, qwait>>
+
+\* An M's places: "find" findRunnable (pSched); "run" its task's body;
+\* "put" a spawn holding pSpawn; "end" the task returned: claim the P
+\* back; "exitp" no P (exitP); "park" on the idle list.
+MPCs == {"find", "run", "put", "end", "exitp", "park"}
+
+Init ==
+    /\ glob = <<"Q">>
+    /\ rnext = IF Program = "pingpong" THEN "A" ELSE None
+    /\ ring = <<>>
+    /\ \E m0 \in Ms :
+         /\ st = [s |-> "sched", m |-> m0]
+         /\ pc = [m \in Ms |-> IF m = m0 THEN "find" ELSE "park"]
+         /\ wp = [m \in Ms |-> m = m0]
+         /\ midle = Ms \ {m0}
+    /\ pidle = FALSE /\ pend = FALSE
+    /\ tick = 1 /\ fresh = TRUE /\ preempt = FALSE
+    /\ cur = [m \in Ms |-> None]
+    /\ ran = FALSE /\ qwait = 0
+
+Own(m, s) == [s |-> s, m |-> m]
+LocalWork == rnext # None \/ ring # <<>> \/ Program = "local"
+
+\* startm for the P: a parked M takes it, else it waits (NeedM). pc0 is
+\* the M places after the caller's own change.
+StartM(pc0) ==
+    IF midle # {}
+      THEN LET n == CHOOSE x \in midle : TRUE
+           IN /\ midle' = midle \ {n}
+              /\ st' = Own(n, "sched")
+              /\ pc' = [pc0 EXCEPT ![n] = "find"]
+              /\ wp' = [wp EXCEPT ![n] = TRUE]
+              /\ pend' = FALSE
+      ELSE /\ pend' = TRUE /\ st' = Own(None, "idle")
+           /\ pc' = pc0
+           /\ UNCHANGED <<midle, wp>>
+
+\* Wakep with one P: if it idles, start an M on it.
+Wakep(pc0) ==
+    IF pidle THEN /\ pidle' = FALSE /\ StartM(pc0)
+    ELSE /\ pc' = pc0 /\ UNCHANGED <<pidle, pend, st, midle, wp>>
+
+(***************************************************************************)
+(* findRunnable on M m, the P in pSched: the fairness check, localGet      *)
+(* (the preempt request first), a global batch (one P takes it all), or    *)
+(* nothing: releasep and park. execute starts a slice unless inherited.    *)
+(***************************************************************************)
+Execute(m, x, inherit) ==
+    /\ st' = Own(m, "task")
+    /\ pc' = [pc EXCEPT ![m] = "run"]
+    /\ cur' = [cur EXCEPT ![m] = x]
+    /\ tick' = IF inherit THEN tick ELSE (tick + 1) % TickMod
+    /\ fresh' = IF inherit THEN fresh ELSE TRUE
+    /\ ran' = (ran \/ x = "Q")
+
+\* qwait after a step that leaves glob' and starts a slice or not.
+Waited(started) ==
+    qwait' = IF started /\ "Q" \in {glob'[i] : i \in DOMAIN glob'}
+               THEN IF qwait < Fair + 1 THEN qwait + 1 ELSE qwait
+             ELSE IF "Q" \in {glob'[i] : i \in DOMAIN glob'} THEN qwait ELSE 0
+
+FindRunnable(m) ==
+    /\ pc[m] = "find"
+    /\ \/ /\ glob # <<>> /\ tick % Every = 0 /\ Mutant # "NoFairnessTick"
+          /\ LocalWork                             \* else the batch below takes it
+          /\ glob' = Tail(glob)
+          /\ Execute(m, Head(glob), FALSE) /\ Waited(TRUE)
+          /\ UNCHANGED <<rnext, ring, preempt, pidle, pend, wp, midle>>
+       \/ /\ ~(glob # <<>> /\ tick % Every = 0 /\ Mutant # "NoFairnessTick" /\ LocalWork)
+          /\ IF rnext # None
+               THEN IF preempt /\ Mutant # "PreemptKeepsNext"
+                      THEN \* localGet: the runnext task goes behind
+                           /\ glob' = Append(glob, rnext)
+                           /\ rnext' = None /\ preempt' = FALSE
+                           /\ qwait' = qwait
+                           /\ UNCHANGED <<ring, st, pc, cur, tick, fresh, ran, pidle, pend, wp, midle>>
+                      ELSE /\ rnext' = None /\ preempt' = FALSE
+                           /\ UNCHANGED <<glob, ring, pidle, pend, wp, midle>>
+                           /\ Execute(m, rnext, TRUE) /\ Waited(FALSE)
+             ELSE IF ring # <<>> \/ Program = "local"
+               THEN /\ ring' = IF Program = "local" THEN ring ELSE Tail(ring)
+                    /\ preempt' = FALSE
+                    /\ UNCHANGED <<glob, rnext, pidle, pend, wp, midle>>
+                    /\ Execute(m, IF Program = "local" THEN "L" ELSE Head(ring), FALSE)
+                    /\ Waited(TRUE)
+             ELSE IF glob # <<>>
+               THEN /\ glob' = <<>> /\ ring' = Tail(glob)
+                    /\ preempt' = FALSE
+                    /\ Execute(m, Head(glob), FALSE) /\ Waited(TRUE)
+                    /\ UNCHANGED <<rnext, pidle, pend, wp, midle>>
+             ELSE \* nothing: releasep, pidleput, stopm
+                  /\ st' = Own(None, "idle") /\ pidle' = TRUE
+                  /\ pc' = [pc EXCEPT ![m] = "park"] /\ midle' = midle \cup {m}
+                  /\ wp' = [wp EXCEPT ![m] = FALSE]
+                  /\ UNCHANGED <<glob, rnext, ring, pend, tick, fresh, preempt, cur, ran, qwait>>
+
+(***************************************************************************)
+(* The task's body. A or B spawns the other (Task.Go, spawn): CAS the      *)
+(* status word pTask -> pSpawn naming this M (SpawnLock), then PutNext     *)
+(* and store pTask back (SpawnPut); with the CAS failed (the P was         *)
+(* retaken) the task goes to the global queue with Wakep. Q and L spawn    *)
+(* nothing. Then the task returns (TaskEnd: claim, pTask -> pSched).       *)
+(***************************************************************************)
+SpawnLock(m) ==
+    /\ pc[m] = "run"
+    /\ IF cur[m] \in {"A", "B"}
+         THEN IF wp[m] /\ (st = Own(m, "task") \/ Mutant = "SpawnIgnoresOwnership")
+                THEN /\ st' = IF Mutant = "SpawnIgnoresOwnership" THEN st ELSE Own(m, "spawn")
+                     /\ pc' = [pc EXCEPT ![m] = "put"]
+                     /\ UNCHANGED <<glob, pidle, pend, midle, wp>>
+                ELSE /\ glob' = Append(glob, Other(cur[m]))
+                     /\ Wakep([pc EXCEPT ![m] = "end"])
+         ELSE /\ pc' = [pc EXCEPT ![m] = "end"]
+              /\ UNCHANGED <<glob, st, pidle, pend, midle, wp>>
+    /\ UNCHANGED <<rnext, ring, tick, fresh, preempt, cur, ran>>
+    /\ qwait' = qwait
+
+SpawnPut(m) ==
+    /\ pc[m] = "put"
+    /\ rnext' = Other(cur[m])
+    /\ ring' = IF rnext = None THEN ring ELSE Append(ring, rnext)
+    /\ st' = IF Mutant = "SpawnIgnoresOwnership" THEN st ELSE Own(m, "task")
+    /\ pc' = [pc EXCEPT ![m] = "end"]
+    /\ UNCHANGED <<glob, pidle, pend, tick, fresh, preempt, wp, cur, midle, ran, qwait>>
+
+\* claim: pTask -> pSched; a P retaken meanwhile is gone: exitP.
+TaskEnd(m) ==
+    /\ pc[m] = "end"
+    /\ cur' = [cur EXCEPT ![m] = None]
+    /\ IF st = Own(m, "task")
+         THEN /\ st' = Own(m, "sched") /\ pc' = [pc EXCEPT ![m] = "find"]
+              /\ UNCHANGED wp
+         ELSE /\ wp' = [wp EXCEPT ![m] = FALSE] /\ pc' = [pc EXCEPT ![m] = "exitp"]
+              /\ UNCHANGED st
+    /\ UNCHANGED <<glob, rnext, ring, pidle, pend, tick, fresh, preempt, midle, ran, qwait>>
+
+\* exitP: the idle P, a waiting handoff, or park.
+ExitP(m) ==
+    /\ pc[m] = "exitp"
+    /\ IF pidle \/ pend
+         THEN /\ st' = Own(m, "sched") /\ pidle' = FALSE /\ pend' = FALSE
+              /\ pc' = [pc EXCEPT ![m] = "find"] /\ wp' = [wp EXCEPT ![m] = TRUE]
+              /\ UNCHANGED midle
+         ELSE /\ pc' = [pc EXCEPT ![m] = "park"] /\ midle' = midle \cup {m}
+              /\ UNCHANGED <<st, pidle, pend, wp>>
+    /\ UNCHANGED <<glob, rnext, ring, tick, fresh, preempt, cur, ran, qwait>>
+
+(***************************************************************************)
+(* sysmon (retakeAll): note a new slice; a Slice later, with work waiting  *)
+(* for the P (its queue, or the global queue: no other P is idle), retake  *)
+(* a P in pTask (CAS to pIdle, preempt request, HandoffP: work, so startm) *)
+(* or ask a P in pSched to preempt its next get.                           *)
+(***************************************************************************)
+WorkWaits == LocalWork \/ glob # <<>>
+
+SysmonNote ==
+    /\ fresh /\ st.s # "idle"
+    /\ fresh' = FALSE
+    /\ UNCHANGED <<glob, rnext, ring, st, pidle, pend, tick, preempt, pc, wp, cur, midle, ran, qwait>>
+
+Retake ==
+    /\ ~fresh /\ st.s = "task" /\ WorkWaits
+    /\ preempt' = TRUE /\ fresh' = TRUE          \* status pIdle: sysmon's view restarts
+    /\ StartM(pc)
+    /\ UNCHANGED <<glob, rnext, ring, pidle, tick, cur, ran, qwait>>
+
+Preempt ==
+    /\ Mutant # "NoSchedPreempt"
+    /\ ~fresh /\ st.s = "sched" /\ WorkWaits /\ ~preempt
+    /\ preempt' = TRUE
+    /\ UNCHANGED <<glob, rnext, ring, st, pidle, pend, tick, fresh, pc, wp, cur, midle, ran, qwait>>
+
+Sysmon == SysmonNote \/ Retake \/ Preempt
+
+MStep(m) == FindRunnable(m) \/ SpawnLock(m) \/ SpawnPut(m) \/ TaskEnd(m) \/ ExitP(m)
+
+Next == Sysmon \/ \E m \in Ms : MStep(m)
+
+\* sysmon's fairness, which the M's yield every 64 tasks buys it (NoYield:
+\* none). Its polls land at times the model does not know: a retake must
+\* land while the holder is in a task (pTask), a window that a ping-pong
+\* closes again at once, so Retake is only weakly fair (a poll may miss
+\* every pTask window); a preempt request is left in pSched and stays until
+\* the holder's next get honours it, and polls that find the P in pSched
+\* infinitely often leave one (strong fairness). Between the two windows
+\* the P is in pSpawn, where sysmon does nothing, so no step of sysmon is
+\* enabled continuously while a ping-pong runs.
+SysmonFair ==
+    IF Mutant = "NoYield" THEN TRUE
+    ELSE WF_vars(SysmonNote) /\ WF_vars(Retake) /\ SF_vars(Preempt)
+
+\* A handoff needs no MsSuffice here: an M that parks takes it (ExitP).
+Spec ==
+    /\ Init /\ [][Next]_vars
+    /\ \A m \in Ms : WF_vars(MStep(m))
+    /\ SysmonFair
+
+---------------------------------------------------------------------------
+TypeOK ==
+    /\ glob \in Seq({"Q", "A", "B"}) /\ ring \in Seq({"A", "B"})
+    /\ rnext \in {None, "A", "B"}
+    /\ st \in [s : {"idle", "sched", "task", "spawn"}, m : Ms \cup {None}]
+    /\ pidle \in BOOLEAN /\ pend \in BOOLEAN /\ tick \in 0..(TickMod - 1)
+    /\ fresh \in BOOLEAN /\ preempt \in BOOLEAN
+    /\ pc \in [Ms -> MPCs] /\ wp \in [Ms -> BOOLEAN]
+    /\ cur \in [Ms -> {None, "Q", "A", "B", "L"}]
+    /\ midle \subseteq Ms /\ ran \in BOOLEAN /\ qwait \in 0..(Fair + 1)
+
+\* Only the holder touches the P's queue: an M in findRunnable holds the P
+\* in pSched, and a spawn puts into it only holding pSpawn; both name the M.
+\* A P in pIdle is idle or in a handoff, and only then.
+OnlyHolderTouchesQueue ==
+    /\ \A m \in Ms : pc[m] = "find" => st = Own(m, "sched") /\ wp[m]
+    /\ \A m \in Ms : pc[m] = "put" => st = Own(m, "spawn")
+    /\ (st.s = "idle") <=> (pidle \/ pend)
+
+\* A global task waits fewer than Fair slices of a busy P (the doc's "61
+\* ticks"), unless global tasks were queued before it (none here).
+GlobalWithinFair == qwait < Fair
+
+\* Liveness: the queued task Q runs, while A and B ping-pong through
+\* runnext forever (PingPongQueuedRuns), and while the P's ring never
+\* empties (LocalForeverGlobalRuns). One formula, named per program.
+PingPongQueuedRuns == <>ran
+LocalForeverGlobalRuns == <>ran
+=============================================================================
