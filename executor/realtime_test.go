@@ -470,8 +470,8 @@ func killByRealtime(*testing.T) error {
 
 func TestRealtimePingPong(t *testing.T) {
 	rtSkipChecked(t)
-	runRealtime(t, rtScenarios[0], rtRounds(3, 100))
-	runRealtime(t, rtScenarios[1], rtRounds(3, 100))
+	runRealtime(t, rtScenarios[0], rtRounds(5, 100))
+	runRealtime(t, rtScenarios[1], rtRounds(5, 100))
 }
 
 func TestRealtimeHog(t *testing.T) {
