@@ -378,3 +378,73 @@ func within(t *testing.T, d time.Duration, what string, f func()) {
 	defer stop()
 	f()
 }
+
+// Policy that costs only resources: a task that runs long with nothing
+// waiting for its P must keep it. sysmon must not retake it (a handoff and
+// a new M for nothing), so Retakes, Handoffs and the Ms made stay at 0, 0
+// and Procs.
+
+// aloneCosts checks the counters of an executor of procs Ps that ran one
+// long task with nothing else queued.
+func aloneCosts(s executor.Stats, procs int) error {
+	if s.Total.Retakes != 0 || s.Total.Handoffs != 0 || s.Ms != procs {
+		return fmt.Errorf("a long task alone on %d Ps: %d retakes, %d handoffs, %d Ms made; want 0, 0, %d",
+			procs, s.Total.Retakes, s.Total.Handoffs, s.Ms, procs)
+	}
+	return nil
+}
+
+// longTaskAlone: one task holds its P for 5 slices of the bubble's clock
+// (untold), nothing else queued.
+func longTaskAlone(procs int) scenario {
+	return func(t *testing.T) error {
+		e, l, err := countedExec(executor.Config{Procs: procs})
+		if err != nil {
+			return err
+		}
+		synctest.Wait() // every M has parked (else the first wakeup makes another)
+		if err := e.Go(func(executor.Task) { time.Sleep(5 * executor.DefaultSlice) }); err != nil {
+			return err
+		}
+		if err := closeAndCheck(e, l); err != nil {
+			return err
+		}
+		return aloneCosts(e.Stats(), procs)
+	}
+}
+
+func TestLongTaskAloneCostsNothing(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		t.Run(fmt.Sprintf("procs=%d", procs), func(t *testing.T) {
+			require.NoError(t, inBubble(t, longTaskAlone(procs)))
+		})
+	}
+}
+
+// TestLongTaskAloneCostsNothingReal is the same with a task computing for
+// 5 slices on the real runtime, at GOMAXPROCS 1 and 2. The verdict does
+// not depend on time: nothing waits, so no retake is ever due.
+func TestLongTaskAloneCostsNothingReal(t *testing.T) {
+	for _, gmp := range []int{1, 2} {
+		for _, procs := range []int{1, 2} {
+			t.Run(fmt.Sprintf("GOMAXPROCS=%d/procs=%d", gmp, procs), func(t *testing.T) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(gmp))
+				e, l, err := countedExec(executor.Config{Procs: procs})
+				require.NoError(t, err)
+				within(t, time.Minute, "a long task alone and Close", func() {
+					// The Ms park as they start; a submit before that finds
+					// no idle M and makes one more.
+					for e.Stats().Total.Parks < uint64(procs) {
+						time.Sleep(100 * time.Microsecond)
+					}
+					require.NoError(t, e.Go(func(executor.Task) {
+						for start := time.Now(); time.Since(start) < 5*executor.DefaultSlice; {
+						}
+					}))
+					require.NoError(t, closeAndCheck(e, l))
+				})
+				require.NoError(t, aloneCosts(e.Stats(), procs))
+			})
+		}
+	}
+}

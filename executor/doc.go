@@ -246,6 +246,13 @@
 //	Task.ID: unique, 0 for the zero Task, kept          trace_test.go TestTaskID
 //	tracing off: one atomic load per task               bench_test.go BenchmarkLocalSpawn against the
 //	                                                    same before trace.go (see trace.go)
+//	every Stats counter equals its events, P by P; per  counters_test.go TestCountersMatchEventsBubble,
+//	  M parks and spins alternate; after Close            TestCountersMatchEventsReal (GOMAXPROCS 1, 2)
+//	  SpinStarts == SpinStops, Parks - Unparks == Ms
+//	a long task alone: no retake, no handoff, Procs Ms  counters_test.go TestLongTaskAloneCostsNothing(Real)
+//	a Wait returns after its last child, on every path  groupdone_test.go TestWaitReturnsAfterEveryChild
+//	  (inline, runnext, ring, stolen, global, retaken,
+//	  after Blocking)
 //	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant):
 //	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership,
@@ -255,7 +262,10 @@
 //	                                                    GoexitUnwindsWaiter, NoSpawnWake,
 //	                                                    NoGlobalSpawnWake, SubmitWakesOnlyIdle,
 //	                                                    RecheckGlobalOnly, FairnessEvery62,
-//	                                                    SubmitChecksBeforeInflight, BlockingKeepsNoP
+//	                                                    SubmitChecksBeforeInflight, BlockingKeepsNoP,
+//	                                                    RetakeCountedAsHandoff, UnparkOnOldP,
+//	                                                    WokenSpinUncounted, WaitEarly,
+//	                                                    RetakeWhenNothingWaits
 //
 // # Tracing
 //

@@ -53,6 +53,12 @@ var killConfig = killmatrix.Config{
 		{Name: "chain", Deterministic: true, Run: chainAllocs},
 		{Name: "retaken", Deterministic: true, Run: bubbles(spawnAfterRetake(false))},
 		{Name: "retaken2", Deterministic: true, Run: bubbles(spawnAfterRetake(true))},
+		{Name: "counters", Deterministic: true, Run: bubbles(countersOneGo, countersUnparkElsewhere(2, false), countersRetake(1))},
+		{Name: "counters2", Deterministic: true, Run: bubbles(countersLocalSpawn, countersUnparkElsewhere(3, true), countersRetake(2))},
+		{Name: "groupdone", Deterministic: true, Run: bubbles(doneInline, doneFromLocal(false), doneFromLocal(true), doneStolen)},
+		{Name: "groupdone2", Deterministic: true, Run: bubbles(doneGlobal, doneRetaken, doneAfterBlocking)},
+		{Name: "alone", Deterministic: true, Run: bubbles(longTaskAlone(1))},
+		{Name: "alone2", Deterministic: true, Run: bubbles(longTaskAlone(2))},
 		{Name: "goexit", Deterministic: true, Run: func(*testing.T) error {
 			return joinErr(goexitChild(1, 200), goexitNested(1, 5, 20))
 		}},

@@ -94,7 +94,7 @@ func (e *Executor) retakeAll(now int64) int {
 		if now-p.seenWhen < int64(e.cfg.Slice) {
 			continue
 		}
-		if p.q.Empty() && (e.global.Empty() || e.sched.NPIdle() != 0) {
+		if mutant != retakeWhenNothingWaits && p.q.Empty() && (e.global.Empty() || e.sched.NPIdle() != 0) {
 			continue // nothing waits for this P
 		}
 		if p.preempted.Load() == 0 {
