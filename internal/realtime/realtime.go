@@ -3,27 +3,29 @@
 // measures one duration (how long a queued task waited, say) beside a
 // health ticker, a goroutine that ticks every millisecond and records its
 // largest gap. A round that measures at most the bound passes. One over the
-// bound fails only if the ticker stayed healthy meanwhile; if the ticker
-// itself stalled (past half the bound by default), or if the OS kept one
-// of the process's threads waiting for a CPU as long as the excess
-// (Linux's schedstat), the machine or the Go runtime stalled, and the round is
-// inconclusive: it is retried, and a
-// check with too many inconclusive rounds is skipped with the reason, never
-// passed or failed. A failure no load explains (a task lost, a wrong count)
-// fails whatever the ticker saw.
+// bound fails only if the machine kept up meanwhile. If the ticker itself
+// stalled (past half the bound by default), or the OS kept one of the
+// process's threads waiting for a CPU as long as the excess (Linux's
+// schedstat: a loaded machine's many short stalls), the round is
+// inconclusive: it is retried, and a check with too many inconclusive
+// rounds is skipped with the reason, never passed or failed. A failure no
+// load explains (a task lost, a wrong count) fails whatever the machine did.
 //
 // Contend re-executes the running binary as child processes that keep the
 // cores busy, so the same checks run under contention from outside the
 // process. Each rule and the test that fails when it breaks:
 //
-//	over the bound, ticker healthy: fail                 TestJudge, TestRunFailsAViolation
-//	over the bound, ticker stalled: inconclusive, retried TestJudge, TestStalledTickerIsInconclusive
-//	  and skipped past Retries                            TestRunSkipsWhenInconclusiveTooOften
+//	over the bound, machine healthy: fail                TestJudge, TestRunFailsAViolation
+//	over the bound, ticker stalled: inconclusive,        TestJudge, TestStalledTickerIsInconclusive,
+//	  retried, and skipped past Retries                  TestRunSkipsWhenInconclusiveTooOften
+//	over the bound by less than a thread's wait for a    TestJudge
+//	  CPU: inconclusive
 //	a stall of the whole process is seen                 TestProcessStallIsInconclusive (linux)
-//	  and time kept off a CPU is counted                 TestStolenTimeIsSeen (linux)
-//	an error fails whatever the ticker saw               TestJudge
+//	a thread's wait for a CPU is measured                TestStolenTimeIsSeen (linux)
+//	an error fails whatever the machine did              TestJudge
 //	Apply: Errorf, Skipf or a log line with the count    TestApply
-//	Contend's children burn CPU and end with Stop        TestContend
+//	Contend's children burn CPU and end with Stop, or    TestContend, TestBusyChildEnds
+//	  by themselves at their limit
 package realtime
 
 import (
@@ -128,10 +130,11 @@ const (
 	Pass Verdict = iota
 	// Fail: over the bound while the ticker was healthy, or an error.
 	Fail
-	// Inconclusive: over the bound while the ticker stalled too.
+	// Inconclusive: over the bound while the machine stalled too.
 	Inconclusive
 )
 
+// String is "pass", "FAIL" or "inconclusive".
 func (v Verdict) String() string {
 	switch v {
 	case Pass:
@@ -159,6 +162,8 @@ type Round struct {
 	Verdict Verdict
 }
 
+// String is the verdict, the measurement, the machine's health and the
+// round's error and note.
 func (r Round) String() string {
 	s := fmt.Sprintf("%s: measured %v, ticker's largest gap %v (%d ticks), a thread waited %v for a CPU",
 		r.Verdict, r.Measured, r.Health.MaxGap, r.Health.Ticks, r.Health.Stolen)
