@@ -13,16 +13,31 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/schedkit/schedkit/executor"
+	"github.com/schedkit/schedkit/internal/watchdog"
 )
 
 // newExec makes an executor for a test and closes it when the test ends
-// (a second Close is harmless).
+// (a second Close is harmless). The test, its waits (Close, Wait,
+// channels) and that Close get a deadline: past it a watchdog ends the
+// binary with the test's name and every goroutine's stack, instead of
+// the binary's timeout saying nothing.
 func newExec(t *testing.T, cfg executor.Config) *executor.Executor {
 	t.Helper()
+	stop := watchdog.Start(t.Name()+": a test with an executor (its waits and Close)", testDeadline(), nil)
+	t.Cleanup(stop) // runs last, after the Close below
 	e, err := executor.New(cfg)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = e.Close() })
 	return e
+}
+
+// testDeadline is newExec's deadline: far above any test's own run, and
+// below the binary's 10 minutes; long mode's tests run longer.
+func testDeadline() time.Duration {
+	if testing.Short() {
+		return 3 * time.Minute
+	}
+	return 9 * time.Minute
 }
 
 func TestNewDefaults(t *testing.T) {

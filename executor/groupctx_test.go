@@ -77,8 +77,10 @@ func ctxDerivedAfterError(*testing.T) error {
 }
 
 func TestGroupContextAskedAfterError(t *testing.T) {
-	require.NoError(t, ctxAskedAfterError(t))
-	require.NoError(t, ctxDerivedAfterError(t))
+	within(t, time.Minute, "Wait and Close of a group that failed", func() {
+		require.NoError(t, ctxAskedAfterError(t))
+		require.NoError(t, ctxDerivedAfterError(t))
+	})
 }
 
 func TestGroupContextAskedBeforeError(t *testing.T) {

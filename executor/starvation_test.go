@@ -26,11 +26,20 @@ import (
 // fails. The kill matrix runs the same functions.
 type scenario func(t *testing.T) error
 
-// inBubble runs s in a synctest bubble and returns its error.
+// inBubble runs s in a synctest bubble and returns its error. A bubble
+// whose goroutines all block fails at once (synctest's deadlock panic);
+// one that hangs otherwise (a timer loop, a spin) is ended by a watchdog
+// on the real clock, started outside the bubble, naming the scenario.
 func inBubble(t *testing.T, s scenario) (err error) {
+	stop := watchdog.Start(t.Name()+": a synctest bubble's scenario", bubbleDeadline, nil)
+	defer stop()
 	synctest.Test(t, func(t *testing.T) { err = s(t) })
 	return err
 }
+
+// bubbleDeadline bounds one scenario on the real clock: they take
+// milliseconds, a kill-matrix cell 90 s.
+const bubbleDeadline = 60 * time.Second
 
 // blockersPlusQueued: Procs tasks block holding every P (without telling
 // the executor), then tasks are queued from outside; every queued task must

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -77,7 +78,9 @@ func readiedGoroutineRuns(viaWait bool) error {
 func TestMLoopYields(t *testing.T) {
 	for _, viaWait := range []bool{false, true} {
 		t.Run(fmt.Sprintf("viaWait=%v", viaWait), func(t *testing.T) {
-			require.NoError(t, readiedGoroutineRuns(viaWait))
+			within(t, time.Minute, "a chain of tasks beside a readied goroutine, and Close", func() {
+				require.NoError(t, readiedGoroutineRuns(viaWait))
+			})
 		})
 	}
 }
