@@ -272,32 +272,30 @@ func (e *Executor) helpWait(w *worker, g *Group) {
 		g.block() // the seeded fault: hold the P and help nobody
 		return
 	}
-	if g.n.Load() == 0 {
-		return
-	}
 	if e.helpInline || mutant == goexitUnwindsWaiter {
 		var mine *task
 		e.helpLoop(w, g, &mine)
 		e.dropKids(w, g, mine)
 		return
 	}
+	if g.n.Load() == 0 {
+		return // done: no switch
+	}
 	level := w.nest
 	var mine *task
 	for {
 		h := w.helper(level)
 		h.g, h.mine = g, mine
-		gid := w.gid.Load()
-		h.next()
-		w.gid.Store(gid)
+		w.enter(h)
 		mine, h.g, h.mine = h.mine, nil, nil
 		if !h.dead {
+			w.helpers[level] = h // the M's again, for its next Wait at this level
 			break
 		}
 		// A task the helper ran called runtime.Goexit: that task has
 		// ended (its group has its *PanicError), the helper's goroutine
 		// is ending, and the Wait goes on with a new helper. The unwound
 		// frames left the nesting and the P as the task's end left them.
-		w.helpers[level] = nil
 		w.nest = level
 		if p := w.p.Load(); p != nil {
 			p.status.CompareAndSwap(own(w.id, pSched), own(w.id, pTask))
@@ -364,13 +362,14 @@ type helper struct {
 	dead bool   // a task it ran called runtime.Goexit
 }
 
-// helper returns w's helper for the Waits at nesting level, making it on
-// first use.
+// helper takes w's helper for the Waits at nesting level out of the M's
+// pool (helpWait puts it back), making it on first use.
 func (w *worker) helper(level int) *helper {
 	for len(w.helpers) <= level {
 		w.helpers = append(w.helpers, nil)
 	}
 	if h := w.helpers[level]; h != nil {
+		w.helpers[level] = nil
 		return h
 	}
 	h := &helper{}
@@ -392,8 +391,16 @@ func (w *worker) helper(level int) *helper {
 			}
 		}
 	})
-	w.helpers[level] = h
 	return h
+}
+
+// enter switches to h until its help ends. w.gid names the waiter's
+// goroutine again after, even if a panic no task recovered (a panicking
+// PanicHandler) comes through next, as it came through an inline help;
+// h has ended then and is not the M's any more.
+func (w *worker) enter(h *helper) {
+	defer w.gid.Store(w.gid.Load())
+	h.next()
 }
 
 // bury ends a dead helper's goroutine, which waits in its body's deferred
