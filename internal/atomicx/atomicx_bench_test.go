@@ -163,3 +163,43 @@ func BenchmarkWrapper(b *testing.B) {
 		sinkPtr = x.Load()
 	})
 }
+
+// One operation each, not inlined, so that go tool objdump can show the
+// instruction a call site compiles to (doc.go records them): the atomicx
+// and sync/atomic versions of each must read the same.
+//
+//go:noinline
+func loadX(x *atomicx.Uint64) uint64 { return x.Load() }
+
+//go:noinline
+func loadRaw(x *atomic.Uint64) uint64 { return x.Load() }
+
+//go:noinline
+func storeX(x *atomicx.Uint64, v uint64) { x.Store(v) }
+
+//go:noinline
+func storeRaw(x *atomic.Uint64, v uint64) { x.Store(v) }
+
+//go:noinline
+func addX(x *atomicx.Uint64, d uint64) uint64 { return x.Add(d) }
+
+//go:noinline
+func addRaw(x *atomic.Uint64, d uint64) uint64 { return x.Add(d) }
+
+//go:noinline
+func casX(x *atomicx.Uint64, old, new uint64) bool { return x.CompareAndSwap(old, new) }
+
+//go:noinline
+func casRaw(x *atomic.Uint64, old, new uint64) bool { return x.CompareAndSwap(old, new) }
+
+// TestOneOpFunctions keeps the functions above in the binary, and checks
+// they do what they say.
+func TestOneOpFunctions(t *testing.T) {
+	var x atomicx.Uint64
+	var r atomic.Uint64
+	storeX(&x, 1)
+	storeRaw(&r, 1)
+	if addX(&x, 2) != 3 || addRaw(&r, 2) != 3 || !casX(&x, 3, 4) || !casRaw(&r, 3, 4) || loadX(&x) != 4 || loadRaw(&r) != 4 {
+		t.Fatal("a one-operation function does not do its operation")
+	}
+}

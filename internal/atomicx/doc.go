@@ -24,6 +24,29 @@
 // reads time for real. No hook is installed by default, so a schedcheck build
 // without the explorer behaves like a normal one, only slower.
 //
+// # Cost in a normal build
+//
+// Each method inlines to the sync/atomic call, which compiles to one
+// instruction. go tool objdump of the one-operation functions in
+// atomicx_bench_test.go (go1.26, amd64; go test -c, then objdump -s) shows
+// the same instructions for the atomicx cell and the sync/atomic type; the
+// atomicx side has one more NOPL, the marker of an inlined call, which
+// executes nothing of note:
+//
+//	Load   MOVQ 0(AX), AX
+//	Store  XCHGQ BX, 0(AX)
+//	Add    MOVQ BX, CX; LOCK XADDQ BX, 0(AX); LEAQ 0(CX)(BX*1), AX
+//	CAS    MOVQ AX, DX; MOVQ BX, AX; LOCK CMPXCHGQ CX, 0(DX); SETE AL
+//
+// BenchmarkWrapper runs each operation on both in one run. On the 2-vCPU
+// machine shared with other jobs (load average 18) where it was last run,
+// -benchtime=300ms -count=3, the medians were load 8.2 ns raw against 3.2
+// ns atomicx, store 64 against 51, add 26 against 31, CAS 24 against 21:
+// each pair's runs spread over 2x to 5x and overlap, so they show no cost
+// that the noise would not explain, and the listing above is the proof.
+// Run it on a quiet machine with -count=10 and benchstat -col /impl for
+// figures worth quoting.
+//
 // All operations are sequentially consistent, as in sync/atomic: stronger than
 // the acquire/release pairs the runtime's proc.go uses (LoadAcq, StoreRel,
 // CasRel), so every ordering argument written for the runtime holds here too.
