@@ -194,10 +194,11 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 // global tasks queued before it.
 func (e *Executor) localGet(w *worker, p *proc) (*task, bool) {
 	for {
-		t, inherit := p.q.Get()
+		t, fromNext := p.q.Get()
 		if t == nil {
 			return nil, false
 		}
+		inherit := fromNext
 		if p.preempted.Load() != 0 { // the first get since sysmon's request
 			p.preempted.Store(0)
 			if inherit && mutant != preemptKeepsNext {
@@ -215,7 +216,7 @@ func (e *Executor) localGet(w *worker, p *proc) (*task, bool) {
 			e.release(p, t)
 			continue
 		}
-		if inherit {
+		if fromNext { // a runnext hit, whether or not it inherits the slice
 			p.stats.runnext.Add(1)
 		} else {
 			p.stats.ringGets.Add(1)
