@@ -32,8 +32,12 @@ type dporNode struct {
 // on a load of what it waits for; so for a blocking step every earlier
 // dependent step of another thread after the blocked thread's previous step
 // counts as a race, not only an adjacent one (a lock taken after another
-// thread's lock and unlock races with that lock). A reversal none of whose
-// first threads can run at that point is not feasible and adds nothing.
+// thread's lock and unlock races with that lock), and the pending operation
+// of a thread that never ran it (left blocked by a deadlock, a failure, or
+// waiting when sleep sets cut the execution) is analysed as if it ran last.
+// A reversal none of whose first threads can run at that point is not
+// feasible and adds nothing. TestDPORMatchesDFSOnRandomPrograms is where
+// each of these rules was found wanting without it.
 type dpor struct {
 	threads int
 	stack   []dporNode
@@ -102,7 +106,18 @@ func (d *dpor) choose(x *execution, elig []int, _ bool) int {
 	}
 	c := d.first(mask&^n.sleep, x.prev)
 	if c < 0 {
-		return cutShort // every runnable thread is asleep: equivalent to an explored execution
+		// Every runnable thread is asleep: what follows is equivalent to an
+		// explored execution. A thread that cannot run yet is not asleep,
+		// though: it stands for one spinning on what it waits for, whose
+		// reads race with earlier steps (a Clear before a woken
+		// SleepFor), so its pending operation is analysed as if it ran.
+		d.tail = d.tail[:0]
+		for _, th := range x.threads {
+			if th.state == stParked && n.sleep&(1<<th.id) == 0 {
+				d.tail = append(d.tail, parkedOp{th.id, n.keys[th.id]})
+			}
+		}
+		return cutShort
 	}
 	n.cur = uint8(c)
 	n.backtrack = 1 << c

@@ -1,0 +1,16 @@
+// Package examples holds small lock-free structures, beyond the scheduler,
+// checked with the interleaving explorer: each subpackage has a correct
+// version that every explored interleaving passes and, in its tests, a
+// known buggy variant that the explorer catches with a trace. Run them with
+//
+//	go test -tags schedcheck ./examples/...
+//
+// Without the tag the structures build and their plain tests run; the
+// explorations skip.
+//
+//   - treiber: a Treiber stack of reused nodes, and the ABA problem
+//   - msqueue: the Michael-Scott queue, and a check-then-act link
+//   - seqlock: a sequence lock, and a reader that accepts a torn read
+//   - once: sync.Once built on a CAS, and the flag set before f has run
+//   - vyukovq: Vyukov's bounded MPMC queue, and a slot published too early
+package examples

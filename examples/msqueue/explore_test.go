@@ -1,0 +1,91 @@
+package msqueue
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/schedkit/schedkit/internal/explore"
+)
+
+type queue interface {
+	Enqueue(v int)
+	Dequeue() (int, bool)
+}
+
+// twoEnqueuersOneDequeuer: T0 and T1 enqueue 1 and 2 while T2 dequeues
+// once. Every value must come out exactly once: from T2 or from draining
+// the queue afterwards.
+func twoEnqueuersOneDequeuer(newQueue func() queue) func() explore.Run {
+	return func() explore.Run {
+		q := newQueue()
+		explore.Name(q, "q")
+		var got []int
+		return explore.Run{
+			Threads: []func(){
+				func() { q.Enqueue(1) },
+				func() { q.Enqueue(2) },
+				func() {
+					if v, ok := q.Dequeue(); ok {
+						got = append(got, v)
+					}
+				},
+			},
+			Check: func() error {
+				all := slices.Clone(got)
+				for v, ok := q.Dequeue(); ok; v, ok = q.Dequeue() {
+					all = append(all, v)
+				}
+				slices.Sort(all)
+				if !slices.Equal(all, []int{1, 2}) {
+					return fmt.Errorf("dequeued %v then drained to %v: want 1 and 2 once each", got, all)
+				}
+				return nil
+			},
+		}
+	}
+}
+
+func TestQueueKeepsEveryValue(t *testing.T) {
+	build := twoEnqueuersOneDequeuer(func() queue { return New() })
+	explore.Check(t, explore.Options{Name: "msqueue"}, build)
+	explore.Check(t, explore.Options{Name: "msqueue-dpor", Mode: explore.DPOR}, build)
+}
+
+// TestLinkByStoreLosesAValue: linking with a store after seeing next == nil
+// (check, then act) lets two enqueuers both link to the same last node; the
+// second store overwrites the first, and its value is lost.
+func TestLinkByStoreLosesAValue(t *testing.T) {
+	if !explore.Available() {
+		t.Skip(explore.ErrNoSchedcheck)
+	}
+	res, err := explore.Explore(explore.Options{Name: "msqueue-link-by-store"}, twoEnqueuersOneDequeuer(func() queue { return &storeLink{New()} }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil {
+		t.Fatalf("the explorer missed the lost value: %s", res.Summary())
+	}
+	t.Logf("found, as expected:\n%s", res.Failure)
+}
+
+// storeLink is Queue with the link done by a store instead of a CAS.
+type storeLink struct{ *Queue }
+
+func (q *storeLink) Enqueue(v int) {
+	n := &node{value: v}
+	for {
+		tail := q.tail.Load()
+		next := tail.next.Load()
+		if tail != q.tail.Load() {
+			continue
+		}
+		if next != nil {
+			q.tail.CompareAndSwap(tail, next)
+			continue
+		}
+		tail.next.Store(n) // the bug: another enqueuer may have linked since the load
+		q.tail.CompareAndSwap(tail, n)
+		return
+	}
+}

@@ -1,0 +1,70 @@
+package once
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/internal/explore"
+)
+
+type doer interface{ Do(f func()) }
+
+// twoCallers: two threads call Do with an f that counts its calls and
+// publishes a value; after Do each must see the value, and f must have run
+// once. (With a third caller the two waiters could yield to each other
+// without end while f's thread never runs: a yield is a free switch, so
+// each such schedule is within any bound.)
+func twoCallers(o doer) explore.Run {
+	var calls, value atomicx.Uint32
+	explore.Name(o, "once")
+	explore.Name(&calls, "calls")
+	explore.Name(&value, "value")
+	f := func() { calls.Add(1); value.Store(42) }
+	var saw [2]uint32
+	caller := func(i int) func() {
+		return func() { o.Do(f); saw[i] = value.Load() }
+	}
+	return explore.Run{
+		Threads: []func(){caller(0), caller(1)},
+		Check: func() error {
+			if calls.Load() != 1 {
+				return fmt.Errorf("f ran %d times", calls.Load())
+			}
+			if saw != [2]uint32{42, 42} {
+				return fmt.Errorf("after Do the callers saw %v: a Do returned before f had run", saw)
+			}
+			return nil
+		},
+	}
+}
+
+func TestDoneMeansFHasRun(t *testing.T) {
+	explore.Check(t, explore.Options{Name: "once"}, func() explore.Run { return twoCallers(new(Once)) })
+	explore.Check(t, explore.Options{Name: "once-dpor", Mode: explore.DPOR}, func() explore.Run { return twoCallers(new(Once)) })
+}
+
+// TestDoneBeforeFReturnsEarly: one CAS that marks the Once done before f
+// runs lets another caller return while f has not run yet.
+func TestDoneBeforeFReturnsEarly(t *testing.T) {
+	if !explore.Available() {
+		t.Skip(explore.ErrNoSchedcheck)
+	}
+	res, err := explore.Explore(explore.Options{Name: "once-done-first"}, func() explore.Run { return twoCallers(new(doneFirst)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil {
+		t.Fatalf("the explorer missed the early return: %s", res.Summary())
+	}
+	t.Logf("found, as expected:\n%s", res.Failure)
+}
+
+// doneFirst is the single-CAS Once.
+type doneFirst struct{ done atomicx.Uint32 }
+
+func (o *doneFirst) Do(f func()) {
+	if o.done.CompareAndSwap(0, 1) { // the bug: done before f has run
+		f()
+	}
+}
