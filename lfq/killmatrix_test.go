@@ -3,12 +3,15 @@
 package lfq_test
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 
 	"pgregory.net/rapid"
 
 	"github.com/schedkit/schedkit/internal/exactlyonce"
 	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/internal/linearize"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -64,7 +67,16 @@ func killByStress(*testing.T) error {
 func killByLinearize(t *testing.T) error {
 	cfg := linDefaultConfig()
 	cfg.histories, cfg.seed = 300, 1
-	return linStress(t.Name(), cfg, new(linStats)).FirstFailure(cfg.histories)
+	return noVerdictNotApplicable(linStress(t.Name(), cfg, new(linStats)).FirstFailure(cfg.histories))
+}
+
+// noVerdictNotApplicable reads histories none of which was decided as no
+// verdict: neither a kill nor a false alarm.
+func noVerdictNotApplicable(err error) error {
+	if errors.Is(err, linearize.ErrInconclusive) {
+		return fmt.Errorf("%w: %w", killmatrix.ErrNotApplicable, err)
+	}
+	return err
 }
 
 // TestKillMatrixCell is one cell, run only as a child of TestKillMatrix.

@@ -234,7 +234,7 @@ func (s xScenario) xRun() explore.Run {
 			if s.keep {
 				return nil
 			}
-			res, err := x.rec.Check(linModel(init, victim.StealDelay()), 10*time.Second)
+			res, err := x.rec.Check(linModel(init, victim.StealDelay()), 0)
 			if err != nil {
 				return fmt.Errorf("linearizability: %w (%d operations)", err, res.Operations)
 			}

@@ -4,6 +4,7 @@ package spinning_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/internal/linearize"
 	"github.com/schedkit/schedkit/internal/proptest"
 	"github.com/schedkit/schedkit/spinning"
 )
@@ -74,7 +76,13 @@ func killByStress(*testing.T) error {
 	return nil
 }
 
-func killByLinearize(t *testing.T) error { return linearizeSpinning(t) }
+func killByLinearize(t *testing.T) error {
+	err := linearizeSpinning(t)
+	if errors.Is(err, linearize.ErrInconclusive) { // no history decided: neither a kill nor a false alarm
+		return fmt.Errorf("%w: %w", killmatrix.ErrNotApplicable, err)
+	}
+	return err
+}
 
 // TestKillMatrixCell is one cell, run only as a child of TestKillMatrix.
 func TestKillMatrixCell(t *testing.T) { killmatrix.Cell(t, killConfig) }

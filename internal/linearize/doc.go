@@ -52,9 +52,11 @@
 //
 // # Checking
 //
-// Recorder.Check (or CheckOperations on a hand-built []porcupine.Operation)
-// runs porcupine.CheckOperationsVerbose against a porcupine.Model with a
-// timeout and reports one of three outcomes, never confusing them:
+// Recorder.Check (or CheckOperations, CheckBudget on a hand-built
+// []porcupine.Operation) runs porcupine.CheckOperationsVerbose against a
+// porcupine.Model within a step budget (calls of the model's Step,
+// DefaultSteps unless given) and a wall-clock timeout, and reports one of
+// three outcomes, never confusing them:
 //
 //   - porcupine.Ok: the history is linearizable; the error is nil.
 //   - porcupine.Illegal: it is not; the HTML visualization of the longest
@@ -63,8 +65,16 @@
 //     if set, else os.TempDir()/schedkit-linearize; it outlives the test
 //     (t.TempDir would delete the evidence). The file name is the sanitized
 //     history name, the time and a random suffix.
-//   - porcupine.Unknown: the search timed out; the error wraps ErrTimeout.
-//     This is not a pass: the history was neither accepted nor refuted.
+//   - porcupine.Unknown: the search spent its budget (ErrBudget) or its
+//     time (ErrTimeout), both wrapping ErrInconclusive. This is neither a
+//     pass nor a fail: the history was neither accepted nor refuted.
+//
+// A verdict never depends on the wall clock. Porcupine's search of a
+// history is deterministic, so the budget stops it at the same step on
+// every machine, loaded or not: a history is decided, or inconclusive, by
+// what it is. The timeout (Stress's default 30 s, far past the budget) only
+// turns a stalled machine into an inconclusive check. The explorer's tiny
+// histories are checked with no timeout at all.
 //
 // # The stress harness
 //
@@ -76,12 +86,17 @@
 // others stop when thread 0 is done), waits under a watchdog deadline
 // (internal/watchdog: past it, every goroutine's stack and Progress, the
 // history so far, are printed and the process panics naming the history
-// and its seed) and checks the history. CheckAll fails a test at the first
-// history that is not linearizable or not decided; FirstFailure is the same
-// for the kill matrix; Catches proves a broken variant is refuted as
-// Illegal with its visualization, within limits that tell a bug visible
-// without overlap from a race-only one. Seeds are per history and per
-// thread, so a seed and a history number replay a history's choices.
+// and its seed) and checks the history. A check that is inconclusive is
+// retried smaller: the history is recorded again, with the same seeds and
+// half the operations (threads loop Worker.Ops(n) times), up to Shrinks
+// times. CheckAll fails a test at the first history that is not
+// linearizable; a history no size decided counts as neither, and a test
+// with fewer than half its histories decided is skipped as inconclusive.
+// FirstFailure is the same for the kill matrix; Catches proves a broken
+// variant is refuted as Illegal with its visualization, within limits that
+// tell a bug visible without overlap from a race-only one, passing over
+// inconclusive histories. Seeds are per history and per thread, so a seed
+// and a history number replay a history's choices.
 //
 // StressItems and StressDeadline size every component's exactly-once stress
 // run alike: a million items in long mode, 50,000 under -short, and the
@@ -100,6 +115,11 @@
 //	timestamps are distinct, ordered by call          TestRecorderQueue, TestConcurrentRecording
 //	Illegal writes the visualization, names it        TestCheckOperationsRegister, TestIllegalDefaultDir
 //	a timeout is Unknown, never a pass                TestTimeoutIsUnknownNotPass
+//	a spent budget is Unknown, never Illegal; the     TestBudgetSpentIsUnknownNotIllegal
+//	same history takes the same steps
+//	an inconclusive history is recorded smaller       TestStressShrinksAnInconclusiveHistory
+//	inconclusive: no pass, no fail, no catch          TestStressInconclusiveIsNoVerdict
+//	error kinds distinct; both inconclusive kinds     TestErrorsAreDistinct
 //	misuse panics naming the call                     TestRecorderMisuse, TestStressThreads
 //	CheckAll fails a broken object, with the seed     TestStressCheckAllFailsBrokenObject
 //	Catches refutes, and fails on a correct object    TestStressCatches

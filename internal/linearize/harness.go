@@ -30,8 +30,13 @@ type Stress[I, O any] struct {
 	// is PCG(Seed, h<<8) and thread k's PCG(Seed, h<<8|k+1), so a seed and
 	// a history number replay a history's choices (not its timing).
 	Seed uint64
-	// Timeout bounds porcupine's search per history (0: DefaultTimeout).
-	// A search that runs out is an error wrapping ErrTimeout, never a pass.
+	// Steps bounds porcupine's search per history, in calls of the model's
+	// Step (0: DefaultSteps), so that the verdict is the same on every
+	// machine; Timeout (0: DefaultTimeout) is a wall-clock safety net. A
+	// search that spends either is inconclusive (ErrInconclusive): the
+	// history is recorded again smaller (Worker.Ops), up to Shrinks times,
+	// and if none decides it counts as neither a pass nor a fail.
+	Steps   int64
 	Timeout time.Duration
 	// Deadline bounds the recording of one history (0: DefaultDeadline).
 	// Past it the watchdog prints every goroutine's stack and the history
@@ -71,7 +76,17 @@ type Worker[I, O any] struct {
 	Rand     *rand.Rand
 	c        *Client
 	leadDone *atomic.Bool
+	shrink   int
 }
+
+// Ops is how many operations a thread meant to make n should make in this
+// recording: n, halved for every time the history was recorded again after
+// an inconclusive check (see Stress.Steps), and at least 1.
+func (w *Worker[I, O]) Ops(n int) int { return max(1, n>>w.shrink) }
+
+// Shrinks is how many times Run records a history again, each time with
+// half the operations (Worker.Ops), after a check that was inconclusive.
+const Shrinks = 3
 
 // Begin records the call of an operation; see Client.Begin.
 func (w *Worker[I, O]) Begin(in I) { w.c.Begin(in) }
@@ -98,7 +113,9 @@ func (w *Worker[I, O]) Yield(n int) {
 // then, so that the history stays concurrent to its end.
 func (w *Worker[I, O]) LeadDone() bool { return w.leadDone.Load() }
 
-// DefaultTimeout is porcupine's limit per history when Stress.Timeout is 0.
+// DefaultTimeout is porcupine's wall-clock limit per history when
+// Stress.Timeout is 0: far past what DefaultSteps takes, so only a stalled
+// machine meets it, and then the check is inconclusive.
 const DefaultTimeout = 30 * time.Second
 
 // DefaultDeadline is the watchdog's limit on recording one history when
@@ -114,13 +131,25 @@ func DefaultDeadline() time.Duration {
 // startWatchdog arms a history's deadline; tests replace it.
 var startWatchdog = watchdog.Start
 
-// Run records history h under the given name and checks it. The Result
-// and error are CheckOperations'; a panic in Setup or a thread is not
+// Run records history h under the given name and checks it. If the check
+// is inconclusive it records the history again, with the same seeds and
+// half the operations (Worker.Ops), up to Shrinks times, the retries named
+// name-s1, name-s2 and so on. The Result and error are CheckBudget's for
+// the last recording, its Shrink set; a panic in Setup or a thread is not
 // recovered. Call it from one goroutine at a time.
 func (s *Stress[I, O]) Run(name string, h int) (Result, error) {
 	if s.Setup == nil {
 		panic("linearize: Stress.Run called with no Setup")
 	}
+	res, err := s.record(name, h, 0)
+	for shrink := 1; shrink <= Shrinks && errors.Is(err, ErrInconclusive); shrink++ {
+		res, err = s.record(fmt.Sprintf("%s-s%d", name, shrink), h, shrink)
+	}
+	return res, err
+}
+
+// record records history h once, with shrink, and checks it.
+func (s *Stress[I, O]) record(name string, h, shrink int) (Result, error) {
 	hist := s.Setup(h, rand.New(rand.NewPCG(s.Seed, uint64(h)<<8)))
 	rec := New(name)
 	started := 0
@@ -134,7 +163,7 @@ func (s *Stress[I, O]) Run(name string, h int) (Result, error) {
 	workers := make([]*Worker[I, O], len(hist.Threads))
 	for k := range hist.Threads {
 		workers[k] = &Worker[I, O]{ID: k, Rand: rand.New(rand.NewPCG(s.Seed, uint64(h)<<8|uint64(k+1))),
-			c: rec.Client(k), leadDone: &leadDone}
+			c: rec.Client(k), leadDone: &leadDone, shrink: shrink}
 	}
 	deadline := s.Deadline
 	if deadline <= 0 {
@@ -175,7 +204,9 @@ func (s *Stress[I, O]) Run(name string, h int) (Result, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	return CheckOperations(name, hist.Model, ops, timeout)
+	res, err := CheckBudget(name, hist.Model, ops, s.Steps, timeout)
+	res.Shrink = shrink
+	return res, err
 }
 
 // typed converts a history recorded by Workers to typed operations.
@@ -192,52 +223,91 @@ type Summary struct {
 	Histories, Operations int
 	// Concurrent counts the operations that overlapped another client's.
 	Concurrent int
-	// Checking is the time porcupine's searches took.
-	Checking time.Duration
+	// Checking is the time porcupine's searches took, Steps their steps
+	// and MaxSteps the most one history took.
+	Checking        time.Duration
+	Steps, MaxSteps int64
+	// Shrunk counts the histories decided only when recorded smaller;
+	// Inconclusive those no recording decided (neither passed nor failed).
+	Shrunk, Inconclusive int
 }
 
-func (m *Summary) add(res Result) {
+func (m *Summary) add(res Result, err error) {
 	m.Histories++
 	m.Operations += res.Operations
 	m.Concurrent += res.Concurrent
 	m.Checking += res.Elapsed
+	m.Steps += res.Steps
+	m.MaxSteps = max(m.MaxSteps, res.Steps)
+	switch {
+	case errors.Is(err, ErrInconclusive):
+		m.Inconclusive++
+	case res.Shrink > 0:
+		m.Shrunk++
+	}
 }
+
+// decided is how many histories a check accepted or refuted.
+func (m Summary) decided() int { return m.Histories - m.Inconclusive }
 
 // String is the summary's log line.
 func (m Summary) String() string {
-	return fmt.Sprintf("%d histories, %d operations (%d overlapped another thread's), porcupine %v",
-		m.Histories, m.Operations, m.Concurrent, m.Checking.Round(time.Millisecond))
+	s := fmt.Sprintf("%d histories, %d operations (%d overlapped another thread's), porcupine %v, %d steps (at most %d in one)",
+		m.Histories, m.Operations, m.Concurrent, m.Checking.Round(time.Millisecond), m.Steps, m.MaxSteps)
+	if m.Shrunk > 0 || m.Inconclusive > 0 {
+		s += fmt.Sprintf(", %d decided only when recorded smaller, %d inconclusive", m.Shrunk, m.Inconclusive)
+	}
+	return s
 }
 
 // CheckAll records and checks histories 0 to n-1 and fails t at the first
-// that is not linearizable (naming the seed and the visualization) or whose
-// check timed out, which is not a pass. It returns what they exercised, for
-// the coverage a test requires.
+// that is not linearizable (naming the seed and the visualization). A
+// history that no recording decided (see Run) is neither a pass nor a fail:
+// it is counted, and if fewer than half of the n were decided the test is
+// skipped as inconclusive. It returns what they exercised, for the coverage
+// a test requires.
 func (s *Stress[I, O]) CheckAll(t testing.TB, n int) Summary {
 	t.Helper()
 	t.Logf("%s: seed %d", s.Name, s.Seed)
 	var sum Summary
 	for h := range n {
 		res, err := s.Run(fmt.Sprintf("%s-h%d", s.Name, h), h)
-		sum.add(res)
-		if errors.Is(err, ErrTimeout) {
-			t.Fatalf("history %d (seed %d): porcupine timed out: neither linearizable nor refuted: %v", h, s.Seed, err)
+		sum.add(res, err)
+		if errors.Is(err, ErrInconclusive) {
+			t.Logf("history %d (seed %d): inconclusive at every size, neither linearizable nor refuted: %v", h, s.Seed, err)
+			continue
 		}
 		if err != nil {
 			t.Fatalf("history %d (seed %d): %v", h, s.Seed, err)
 		}
 	}
-	t.Logf("%s: %v, all linearizable", s.Name, sum)
+	if 2*sum.decided() < n {
+		t.Skipf("%s: %v: only %d of %d histories decided: inconclusive", s.Name, sum, sum.decided(), n)
+	}
+	t.Logf("%s: %v, all decided ones linearizable", s.Name, sum)
 	return sum
 }
 
 // FirstFailure records and checks histories 0 to n-1 and returns the first
-// error, or nil: the kill matrix's form of CheckAll.
+// error that refutes one, or nil: the kill matrix's form of CheckAll. An
+// inconclusive history is passed over; if none was decided, it returns an
+// error wrapping ErrInconclusive, which is no catch.
 func (s *Stress[I, O]) FirstFailure(n int) error {
+	var last error
+	decided := 0
 	for h := range n {
-		if _, err := s.Run(fmt.Sprintf("%s-h%d", s.Name, h), h); err != nil {
+		_, err := s.Run(fmt.Sprintf("%s-h%d", s.Name, h), h)
+		if errors.Is(err, ErrInconclusive) {
+			last = err
+			continue
+		}
+		if err != nil {
 			return err
 		}
+		decided++
+	}
+	if decided == 0 && last != nil {
+		return fmt.Errorf("none of %d histories decided: %w", n, last)
 	}
 	return nil
 }
@@ -250,8 +320,8 @@ type Catch struct {
 	// (GOMAXPROCS 1, or GiveUpHistories histories or GiveUpAfter without
 	// reaching Overlaps).
 	RaceOnly bool
-	// Within is the most histories a bug that shows without overlap may
-	// take to be caught (0: 20).
+	// Within is the most decided histories a bug that shows without
+	// overlap may take to be caught (0: 20).
 	Within int
 	// Overlaps is how many overlapping operations a race-only bug may run
 	// without a catch (0: 20,000).
@@ -264,9 +334,12 @@ type Catch struct {
 
 // Catches proves the check can fail: it records histories of a broken
 // variant until one is refuted, requires that refutation to be porcupine's
-// Illegal with its visualization on disk (a timeout is not a catch), and
-// fails t if the variant gets past c's limits. It returns the refuting
-// check's Result; the visualization is removed when the test ends.
+// Illegal with its visualization on disk, and fails t if the variant gets
+// past c's limits. An inconclusive history (see Run) is neither a catch nor
+// a pass and does not count towards Within; if as many as Within (at least
+// 20) come before a catch, the test is skipped as inconclusive. It returns
+// the refuting check's Result; the visualization is removed when the test
+// ends.
 func (s *Stress[I, O]) Catches(t testing.TB, c Catch) Result {
 	t.Helper()
 	if c.RaceOnly && runtime.GOMAXPROCS(0) < 2 {
@@ -277,14 +350,20 @@ func (s *Stress[I, O]) Catches(t testing.TB, c Catch) Result {
 	start := time.Now()
 	for h := 0; ; h++ {
 		res, err := s.Run(fmt.Sprintf("%s-h%d", s.Name, h), h)
-		sum.add(res)
+		sum.add(res, err)
+		if errors.Is(err, ErrInconclusive) {
+			if sum.Inconclusive >= max(c.Within, 20) {
+				t.Skipf("inconclusive: %v; no history refuted, %d undecided at every size (seed %d)", sum, sum.Inconclusive, s.Seed)
+			}
+			continue
+		}
 		if err != nil {
 			if res.File != "" {
 				t.Cleanup(func() { os.Remove(res.File) })
 			}
 			switch {
 			case !errors.Is(err, ErrNotLinearizable):
-				t.Fatalf("history %d (seed %d) failed, but not as not linearizable (a timeout is not a catch): %v", h, s.Seed, err)
+				t.Fatalf("history %d (seed %d) failed, but not as not linearizable: %v", h, s.Seed, err)
 			case res.Outcome != porcupine.Illegal || res.File == "":
 				t.Fatalf("history %d (seed %d): outcome %q, visualization %q: want Illegal with a file: %v", h, s.Seed, res.Outcome, res.File, err)
 			}
@@ -296,7 +375,7 @@ func (s *Stress[I, O]) Catches(t testing.TB, c Catch) Result {
 			return res
 		}
 		switch {
-		case !c.RaceOnly && sum.Histories >= c.Within:
+		case !c.RaceOnly && sum.decided() >= c.Within:
 			t.Fatalf("%v of a variant broken even without overlap, all linearizable (seed %d)", sum, s.Seed)
 		case c.RaceOnly && sum.Concurrent >= c.Overlaps:
 			t.Fatalf("%v of a broken variant, all linearizable (seed %d)", sum, s.Seed)

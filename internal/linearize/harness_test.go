@@ -3,6 +3,7 @@ package linearize_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -60,7 +61,7 @@ func queueStress(name string, seed uint64, lifo bool, opsPerThread int) *lineari
 			model := queueModel
 			model.Init = func() any { return init }
 			thread := func(w *linearize.Worker[int, int]) {
-				for i := range opsPerThread {
+				for i := range w.Ops(opsPerThread) {
 					w.Yield(4)
 					if w.Rand.IntN(2) == 0 {
 						x := w.ID*1000 + i
@@ -308,4 +309,54 @@ func TestProgressWithoutDescribe(t *testing.T) {
 	c.Begin(7)
 	c.End(8)
 	assert.Contains(t, rec.Progress(nil), "client 3: 1 operations returned\n    [1, 2] 7 -> 8")
+}
+
+// TestStressShrinksAnInconclusiveHistory: a history too big for the step
+// budget is inconclusive, so Run records it again with half the operations
+// until one decides; the verdict then counts, and the summary says so.
+func TestStressShrinksAnInconclusiveHistory(t *testing.T) {
+	visualizationDir(t)
+	// 3 threads of 40: 120 operations need at least 120 steps, past a
+	// budget of 100; 3 of 10 (the third shrink) decide in far fewer.
+	s := queueStress(t.Name(), 5, false, 40)
+	s.Steps = 100
+	var sizes []int
+	s.Tally = func(ops []linearize.Op[int, int]) { sizes = append(sizes, len(ops)) }
+	res, err := s.Run("shrink-h0", 0)
+	require.NoError(t, err)
+	assert.Positive(t, res.Shrink, "decided only when recorded smaller")
+	assert.LessOrEqual(t, res.Steps, int64(100))
+	require.Len(t, sizes, res.Shrink+1, "one recording per size")
+	assert.Equal(t, 120, sizes[0])
+	for i := 1; i < len(sizes); i++ {
+		assert.Equal(t, 3*(40>>i), sizes[i], "recording %d has half the operations of the one before", i)
+	}
+	sum := s.CheckAll(t, 5)
+	assert.Equal(t, 5, sum.Shrunk)
+	assert.Zero(t, sum.Inconclusive)
+	assert.Contains(t, sum.String(), "5 decided only when recorded smaller, 0 inconclusive")
+}
+
+// TestStressInconclusiveIsNoVerdict: with a budget no linearizable history
+// can meet at any size, the histories are neither passed nor failed:
+// CheckAll skips, saying inconclusive, Catches skips rather than call a
+// correct object uncaught, and FirstFailure returns ErrInconclusive, not a
+// refutation. (A refutation within the budget stands: every step it took
+// was the model's own.)
+func TestStressInconclusiveIsNoVerdict(t *testing.T) {
+	dir := visualizationDir(t)
+	s := queueStress("fifo", 2, false, 8)
+	s.Steps = 1 // 3 operations at the smallest size need 3 steps
+	f := underFake(t, func(tb testing.TB) { s.CheckAll(tb, 4) })
+	assert.Empty(t, f.failed)
+	assert.Contains(t, f.skipped, "only 0 of 4 histories decided: inconclusive")
+	f = underFake(t, func(tb testing.TB) { s.Catches(tb, linearize.Catch{}) })
+	assert.Empty(t, f.failed)
+	assert.Contains(t, f.skipped, "inconclusive")
+	err := s.FirstFailure(3)
+	require.ErrorIs(t, err, linearize.ErrInconclusive)
+	assert.NotErrorIs(t, err, linearize.ErrNotLinearizable)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no visualization for an inconclusive check")
 }

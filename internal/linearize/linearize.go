@@ -2,6 +2,7 @@ package linearize
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -25,10 +27,30 @@ const DirEnv = "SCHEDKIT_LINEARIZE_DIR"
 // porcupine.Illegal.
 var ErrNotLinearizable = errors.New("linearize: history is not linearizable")
 
-// ErrTimeout is wrapped by the error of a check whose outcome is
-// porcupine.Unknown: the search ran out of time, so the history was neither
-// accepted nor refuted.
-var ErrTimeout = errors.New("linearize: linearizability check timed out")
+// ErrInconclusive is wrapped by the error of a check that neither accepted
+// nor refuted its history (outcome porcupine.Unknown): its search spent its
+// step budget (ErrBudget) or ran out of time (ErrTimeout). It is never a
+// pass and never a fail.
+var ErrInconclusive = errors.New("linearize: linearizability check inconclusive")
+
+// ErrTimeout is wrapped by the error of a check whose search ran out of
+// wall-clock time: inconclusive.
+var ErrTimeout = fmt.Errorf("%w: timed out", ErrInconclusive)
+
+// ErrBudget is wrapped by the error of a check whose search spent its step
+// budget before it found a linearization: inconclusive.
+var ErrBudget = fmt.Errorf("%w: step budget spent", ErrInconclusive)
+
+// DefaultSteps is a check's step budget (calls of the model's Step) when
+// none is given. The components' histories (3 to 5 threads, 180 to 800
+// operations) took at most 5,010 steps each in the TestLinearizable and
+// TestLinearizeCatches* of globalq, lfq, runnext, stealing and spinning
+// (-short, about 1,500 histories), at 7 to 17µs a step; the costliest were
+// refutations of globalq's race-only broken Len, up to 34,236 steps in 16
+// runs. A history past the budget is inconclusive and recorded again
+// smaller; the budget stops a search gone exponential at the same step on
+// every machine, in about a second on the development machine.
+const DefaultSteps = 1 << 16
 
 // Recorder records one history: the operations of a few Clients, stamped
 // by one shared logical clock. The zero value is not usable; call New.
@@ -220,20 +242,51 @@ type Result struct {
 	File string
 	// Elapsed is the time porcupine's search took.
 	Elapsed time.Duration
+	// Steps is how many times the search called the model's Step.
+	Steps int64
+	// Shrink is how many times Stress.Run recorded the history again,
+	// smaller, before this check.
+	Shrink int
 }
 
-// CheckOperations checks the history ops against model with
-// porcupine.CheckOperationsVerbose, giving up after timeout (0: never).
-// The error is nil exactly when the outcome is porcupine.Ok. For Illegal it
-// writes the visualization (see the package documentation for where) and
-// returns an error wrapping ErrNotLinearizable that names the file; for
-// Unknown an error wrapping ErrTimeout. name identifies the history in
-// errors and in the file name.
+// CheckOperations is CheckBudget with the budget DefaultSteps.
 func CheckOperations(name string, model porcupine.Model, ops []porcupine.Operation, timeout time.Duration) (Result, error) {
+	return CheckBudget(name, model, ops, DefaultSteps, timeout)
+}
+
+// CheckBudget checks the history ops against model with
+// porcupine.CheckOperationsVerbose, within a budget of steps calls of the
+// model's Step (0: DefaultSteps) and, as a safety net, timeout of wall-clock
+// time (0: none). The error is nil exactly when the outcome is
+// porcupine.Ok. For Illegal it writes the visualization (see the package
+// documentation for where) and returns an error wrapping
+// ErrNotLinearizable that names the file. A search that spends its budget
+// or its time is Unknown, with an error wrapping ErrBudget or ErrTimeout
+// (both ErrInconclusive). name identifies the history in errors and in the
+// file name.
+//
+// The budget makes the verdict a function of the history alone: porcupine's
+// search of one partition is a deterministic depth-first search, so the
+// same history spends the same steps on every machine. Once the budget is
+// spent every further step is refused, which only prunes the search: an Ok
+// found is a real linearization, and an Illegal reached after that point is
+// reported as Unknown, since a refused step may have been the way through.
+func CheckBudget(name string, model porcupine.Model, ops []porcupine.Operation, steps int64, timeout time.Duration) (Result, error) {
+	if steps <= 0 {
+		steps = DefaultSteps
+	}
 	res := Result{Operations: len(ops), Concurrent: concurrent(ops)}
+	var used atomic.Int64 // partitions, if the model has them, search in parallel
 	start := time.Now()
-	outcome, info := porcupine.CheckOperationsVerbose(model, ops, timeout)
+	outcome, info := porcupine.CheckOperationsVerbose(budgeted(model, steps, &used), ops, timeout)
 	res.Elapsed = time.Since(start)
+	res.Steps = min(used.Load(), steps+1)
+	if outcome == porcupine.Illegal && used.Load() > steps {
+		outcome = porcupine.Unknown
+		res.Outcome = outcome
+		return res, fmt.Errorf("%w: history %q of %d operations (%d concurrent) not decided within %d steps",
+			ErrBudget, name, len(ops), res.Concurrent, steps)
+	}
 	res.Outcome = outcome
 	switch outcome {
 	case porcupine.Ok:
@@ -253,6 +306,24 @@ func CheckOperations(name string, model porcupine.Model, ops []porcupine.Operati
 	default:
 		return res, fmt.Errorf("linearize: history %q: porcupine returned unknown outcome %q", name, outcome)
 	}
+}
+
+// budgeted is model with its Step counted in used and refused once used
+// passes steps.
+func budgeted(model porcupine.Model, steps int64, used *atomic.Int64) porcupine.Model {
+	step := model.StepContext
+	if step == nil {
+		plain := model.Step
+		step = func(_ context.Context, state, input, output any) (bool, any) { return plain(state, input, output) }
+	}
+	model.Step = nil
+	model.StepContext = func(ctx context.Context, state, input, output any) (bool, any) {
+		if used.Add(1) > steps {
+			return false, state
+		}
+		return step(ctx, state, input, output)
+	}
+	return model
 }
 
 // Dir returns the directory for visualizations: $SCHEDKIT_LINEARIZE_DIR if

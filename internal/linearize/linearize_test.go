@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -214,6 +215,50 @@ func TestTimeoutIsUnknownNotPass(t *testing.T) {
 	assert.Empty(t, entries, "no visualization for a timeout")
 }
 
+// TestBudgetSpentIsUnknownNotIllegal: a refutation that needs more steps
+// than the budget is inconclusive (ErrBudget), never Illegal; within the
+// budget it is Illegal; the steps a history takes are the same every time,
+// so the verdict depends on the history alone; and a linearizable history
+// found within the budget is Ok.
+func TestBudgetSpentIsUnknownNotIllegal(t *testing.T) {
+	dir := visualizationDir(t)
+	// Five concurrent enqueues, then a dequeue that returns what none put:
+	// porcupine must try the orders of the enqueues before it refutes it.
+	var ops []porcupine.Operation
+	for i := range 5 {
+		ops = append(ops, op(i, i, 0, 0, 100))
+	}
+	bad := append(slices.Clone(ops), op(5, -1, 101, 99, 102))
+	full, err := linearize.CheckBudget("bad", queueModel, bad, 1<<30, 0)
+	require.ErrorIs(t, err, linearize.ErrNotLinearizable)
+	os.Remove(full.File)
+	again, _ := linearize.CheckBudget("bad", queueModel, bad, 1<<30, 0)
+	os.Remove(again.File)
+	assert.Equal(t, full.Steps, again.Steps, "the same history takes the same steps")
+	require.Greater(t, full.Steps, int64(100), "the refutation tries many orders")
+
+	res, err := linearize.CheckBudget("bad", queueModel, bad, full.Steps-1, 0)
+	require.ErrorIs(t, err, linearize.ErrBudget)
+	require.ErrorIs(t, err, linearize.ErrInconclusive)
+	assert.NotErrorIs(t, err, linearize.ErrNotLinearizable)
+	assert.NotErrorIs(t, err, linearize.ErrTimeout)
+	assert.Equal(t, porcupine.Unknown, res.Outcome)
+	assert.Empty(t, res.File)
+	res, err = linearize.CheckBudget("bad", queueModel, bad, full.Steps, 0)
+	require.ErrorIs(t, err, linearize.ErrNotLinearizable, "exactly the steps it needs")
+	os.Remove(res.File)
+
+	good := append(slices.Clone(ops), op(5, -1, 101, 0, 102))
+	res, err = linearize.CheckBudget("good", queueModel, good, 6, 0)
+	require.NoError(t, err, "6 steps linearize 6 operations when the first order tried fits")
+	assert.Equal(t, porcupine.Ok, res.Outcome)
+	_, err = linearize.CheckBudget("good", queueModel, good, 5, 0)
+	require.ErrorIs(t, err, linearize.ErrBudget, "5 steps cannot linearize 6 operations")
+	entries, rerr := os.ReadDir(dir)
+	require.NoError(t, rerr)
+	assert.Empty(t, entries, "no visualization left behind")
+}
+
 func TestRecorderMisuse(t *testing.T) {
 	rec := linearize.New("misuse")
 	c := rec.Client(0)
@@ -303,6 +348,10 @@ func TestConcurrentRecording(t *testing.T) {
 }
 
 func TestErrorsAreDistinct(t *testing.T) {
+	assert.ErrorIs(t, linearize.ErrTimeout, linearize.ErrInconclusive)
+	assert.ErrorIs(t, linearize.ErrBudget, linearize.ErrInconclusive)
+	assert.False(t, errors.Is(linearize.ErrBudget, linearize.ErrTimeout))
+	assert.False(t, errors.Is(linearize.ErrInconclusive, linearize.ErrNotLinearizable))
 	assert.False(t, errors.Is(linearize.ErrTimeout, linearize.ErrNotLinearizable))
 	assert.False(t, errors.Is(linearize.ErrNotLinearizable, linearize.ErrTimeout))
 }
