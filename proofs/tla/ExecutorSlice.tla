@@ -8,12 +8,13 @@
 (* tick here); a runnext task inherits it. sysmon notes each slice         *)
 (* (retakeAll: seenTick, seenWhen) and, when it sees the same slice again  *)
 (* a Slice later (abstract: any later round), acts if work waits for the  *)
-(* P: with the holder in a task (pTask) it retakes the P by CAS and hands  *)
-(* it off (retake, HandoffP); with the holder between tasks (pSched) it    *)
-(* sets the P's preempt request (p.preempted, the runtime's preemptone).   *)
-(* Either way the P's next get from its queue honours the request: a       *)
-(* runnext task does not inherit, it goes to the global queue's tail       *)
-(* (localGet, gopreempt_m), and the request is cleared.                    *)
+(* P: first it sets the P's preempt request (p.preempted, the runtime's    *)
+(* preemptone) whatever the holder does (pSched, pTask, pSpawn); a round  *)
+(* later, if the slice has not moved and the holder is in a task (pTask), *)
+(* it retakes the P by CAS and hands it off (retake, HandoffP). The P's    *)
+(* next get from its queue honours the request and clears it: a runnext   *)
+(* task does not inherit, it goes to the global queue's tail (localGet,    *)
+(* gopreempt_m), or, with nothing queued behind it, starts a new slice.   *)
 (*                                                                         *)
 (* The 1-in-61 check (globalq.FairnessTick) is scaled down to one in Fair  *)
 (* slices: tick counts slices modulo Fair * (Fair + 1), so the check and   *)
@@ -39,9 +40,9 @@ CONSTANTS
     Mutant    \* "none" is the real algorithm; any other name breaks one step
 
 \* The broken variants:
-\*   NoSchedPreempt         sysmon acts only on a P in pTask (the Go code
-\*                          before the pSched preempt request): a fast
-\*                          ping-pong is almost always in pSched
+\*   NoSchedPreempt         sysmon acts only on a P in pTask, by retaking
+\*                          it (the Go code before the preempt request):
+\*                          a fast ping-pong is almost always in pSched
 \*   PreemptKeepsNext       the get after a preempt lets the runnext task
 \*                          inherit the slice (the Go mutation)
 \*   NoYield                sysmon gets no fairness: the M never yields its
@@ -155,23 +156,26 @@ FindRunnable(m) ==
        \/ /\ ~(glob # <<>> /\ tick % Every = 0 /\ Mutant # "NoFairnessTick" /\ LocalWork)
           /\ IF rnext # None
                THEN IF preempt /\ Mutant # "PreemptKeepsNext"
+                             /\ (ring # <<>> \/ glob # <<>>)
                       THEN \* localGet: the runnext task goes behind
                            /\ glob' = Append(glob, rnext)
                            /\ rnext' = None /\ preempt' = FALSE
                            /\ qwait' = qwait
                            /\ UNCHANGED <<ring, st, pc, cur, tick, fresh, ran, pidle, pend, wp, midle>>
-                      ELSE /\ rnext' = None /\ preempt' = FALSE
-                           /\ UNCHANGED <<glob, ring, pidle, pend, wp, midle>>
-                           /\ Execute(m, rnext, TRUE) /\ Waited(FALSE)
+                      ELSE \* a request with nothing behind: a new slice
+                           LET inh == ~preempt \/ Mutant = "PreemptKeepsNext"
+                           IN /\ rnext' = None /\ preempt' = FALSE
+                              /\ UNCHANGED <<glob, ring, pidle, pend, wp, midle>>
+                              /\ Execute(m, rnext, inh) /\ Waited(~inh)
              ELSE IF ring # <<>> \/ Program = "local"
                THEN /\ ring' = IF Program = "local" THEN ring ELSE Tail(ring)
                     /\ preempt' = FALSE
                     /\ UNCHANGED <<glob, rnext, pidle, pend, wp, midle>>
                     /\ Execute(m, IF Program = "local" THEN "L" ELSE Head(ring), FALSE)
                     /\ Waited(TRUE)
-             ELSE IF glob # <<>>
+             ELSE IF glob # <<>>                    \* not a localGet: the request stays
                THEN /\ glob' = <<>> /\ ring' = Tail(glob)
-                    /\ preempt' = FALSE
+                    /\ UNCHANGED preempt
                     /\ Execute(m, Head(glob), FALSE) /\ Waited(TRUE)
                     /\ UNCHANGED <<rnext, pidle, pend, wp, midle>>
              ELSE \* nothing: releasep, pidleput, stopm
@@ -233,9 +237,10 @@ ExitP(m) ==
 
 (***************************************************************************)
 (* sysmon (retakeAll): note a new slice; a Slice later, with work waiting  *)
-(* for the P (its queue, or the global queue: no other P is idle), retake  *)
-(* a P in pTask (CAS to pIdle, preempt request, HandoffP: work, so startm) *)
-(* or ask a P in pSched to preempt its next get.                           *)
+(* for the P (its queue, or the global queue: no other P is idle), ask the *)
+(* holder, whatever its state, to preempt its next get (Preempt); a round  *)
+(* later, with the request still up and the holder in pTask, retake the P *)
+(* (CAS to pIdle, preempt request, HandoffP: work, so startm).             *)
 (***************************************************************************)
 WorkWaits == LocalWork \/ glob # <<>>
 
@@ -244,15 +249,19 @@ SysmonNote ==
     /\ fresh' = FALSE
     /\ UNCHANGED <<glob, rnext, ring, st, pidle, pend, tick, preempt, pc, wp, cur, midle, ran, qwait>>
 
+\* A round after the request: it is still up (the get that clears it
+\* starts a new slice, which sysmon notes first).
 Retake ==
     /\ ~fresh /\ st.s = "task" /\ WorkWaits
-    /\ preempt' = TRUE /\ fresh' = TRUE          \* status pIdle: sysmon's view restarts
+    /\ preempt \/ Mutant = "NoSchedPreempt"
+    /\ preempt' = TRUE
     /\ StartM(pc)
-    /\ UNCHANGED <<glob, rnext, ring, pidle, tick, cur, ran, qwait>>
+    /\ UNCHANGED <<glob, rnext, ring, pidle, tick, fresh, cur, ran, qwait>>
 
+\* retakeAll sets the request in any state but pIdle (it notes a P in pIdle).
 Preempt ==
     /\ Mutant # "NoSchedPreempt"
-    /\ ~fresh /\ st.s = "sched" /\ WorkWaits /\ ~preempt
+    /\ ~fresh /\ st.s # "idle" /\ WorkWaits /\ ~preempt
     /\ preempt' = TRUE
     /\ UNCHANGED <<glob, rnext, ring, st, pidle, pend, tick, fresh, pc, wp, cur, midle, ran, qwait>>
 
@@ -263,14 +272,14 @@ MStep(m) == FindRunnable(m) \/ SpawnLock(m) \/ SpawnPut(m) \/ TaskEnd(m) \/ Exit
 Next == Sysmon \/ \E m \in Ms : MStep(m)
 
 \* sysmon's fairness, which the M's yield every 64 tasks buys it (NoYield:
-\* none). Its polls land at times the model does not know: a retake must
-\* land while the holder is in a task (pTask), a window that a ping-pong
-\* closes again at once, so Retake is only weakly fair (a poll may miss
-\* every pTask window); a preempt request is left in pSched and stays until
-\* the holder's next get honours it, and polls that find the P in pSched
-\* infinitely often leave one (strong fairness). Between the two windows
-\* the P is in pSpawn, where sysmon does nothing, so no step of sysmon is
-\* enabled continuously while a ping-pong runs.
+\* none). sysmon polls every round, but with as many Go Ps as Ms it runs
+\* only when an M yields, between tasks: its polls may find the P in pSched
+\* only, infinitely often (a yield every 64 tasks) but never continuously
+\* (a ping-pong passes through pTask and pSpawn in between). Strong
+\* fairness on Preempt is that reading: a request enabled at infinitely
+\* many polls is made. A retake needs the holder in pTask, which such polls
+\* may never see, so Retake is only weakly fair: it comes when a task holds
+\* the P for good (a hog), never by luck in a ping-pong's pTask window.
 SysmonFair ==
     IF Mutant = "NoYield" THEN TRUE
     ELSE WF_vars(SysmonNote) /\ WF_vars(Retake) /\ SF_vars(Preempt)
