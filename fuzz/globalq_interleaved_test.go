@@ -91,7 +91,11 @@ func (p ivGlobalQProg) build() explore.Run {
 		// The length cell must have come to rest at the count left.
 		n := q.Len()
 		left := 0
-		for {
+		for batches := 0; ; batches++ {
+			if batches > 1000 { // a working queue empties in one: n = min(1<<20, len, len+1)
+				m.fail(fmt.Errorf("final GetBatch: still returning items after %d batches: the queue never empties", batches))
+				break
+			}
 			t, rest := q.GetBatch(1<<20, 1, nil)
 			if t == nil {
 				break

@@ -6,7 +6,9 @@ import "fmt"
 // it keeps in its cache. Tests only, with no concurrent caller.
 func Chunks[T any](q *Queue[T]) (inUse, cached int) {
 	for c := q.head; c != nil; c = c.next {
-		inUse++
+		if inUse++; inUse > q.size+1 {
+			panic(fmt.Sprintf("globalq.Chunks: more chunks in the chain than its %d items fill (a cycle?)", q.size))
+		}
 	}
 	return inUse, q.nfree
 }
@@ -15,7 +17,10 @@ func Chunks[T any](q *Queue[T]) (inUse, cached int) {
 // only, with no concurrent caller.
 func Contents[T any](q *Queue[T]) []*T {
 	out := make([]*T, 0, q.size)
-	for c, i := q.head, q.hi; c != nil; c, i = c.next, 0 {
+	for c, i, k := q.head, q.hi, 0; c != nil; c, i, k = c.next, 0, k+1 {
+		if k > q.size {
+			panic(fmt.Sprintf("globalq.Contents: more chunks in the chain than its %d items fill (a cycle?)", q.size))
+		}
 		end := ChunkLen
 		if c == q.tail {
 			end = q.ti
@@ -55,6 +60,9 @@ func CheckInvariants[T any](q *Queue[T]) error {
 	for k, c := 0, q.head; ; k, c = k+1, c.next {
 		if c == nil {
 			return fmt.Errorf("the chain from head ends before tail")
+		}
+		if k >= q.size { // every chunk of the chain holds an item
+			return fmt.Errorf("the chain from head has more than %d chunks for %d items without reaching tail (a cycle?)", k, q.size)
 		}
 		lo, hi := 0, ChunkLen
 		if c == q.head {

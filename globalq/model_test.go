@@ -282,7 +282,9 @@ func (m *queueModel) actions() map[string]func(*rapid.T) {
 		// Batches until the queue is empty, as idle Ps would take them.
 		"GetBatchUntilEmpty": func(t *rapid.T) {
 			procs := rapid.IntRange(1, 8).Draw(t, "procs")
+			next := loopBound(t, "GetBatchUntilEmpty", len(m.model))
 			for len(m.model) > 0 {
+				next()
 				m.getBatch(t, 128, procs, m.buf[:0])
 			}
 		},
@@ -315,7 +317,9 @@ func checkQueueModel(t *rapid.T, newQueue func() queueUnderTest, stats *modelSta
 	t.Repeat(m.actions())
 	// At the end, take everything out through the public API.
 	var got []*int
+	next := loopBound(t, "the final Gets", len(m.model))
 	for p := m.q.Get(); p != nil; p = m.q.Get() {
+		next()
 		got = append(got, p)
 	}
 	if !slices.Equal(got, m.model) {

@@ -26,6 +26,27 @@ var (
 	vals  = linearize.IDs
 )
 
+// fataler is what loopBound needs of a *testing.T or a *rapid.T.
+type fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// loopBound guards a loop that a working queue ends within n iterations
+// (draining n items, say): the returned func, called once per iteration,
+// fails t naming what looped once it has run n+1 times. A queue that stops
+// making progress (a batch of 0, a Get that never says empty) then fails
+// the test with a message, not the test binary's timeout.
+func loopBound(t fataler, what string, n int) (iteration func()) {
+	i := 0
+	return func() {
+		if i++; i > n {
+			t.Helper()
+			t.Fatalf("%s: still looping after %d iterations, the most a working queue needs: it stopped making progress", what, n)
+		}
+	}
+}
+
 // requireValid fails t if q's storage breaks an invariant.
 func requireValid(t *testing.T, q *globalq.Queue[int]) {
 	t.Helper()
@@ -63,7 +84,9 @@ func TestPutGetIsFIFOAcrossChunks(t *testing.T) {
 	inUse, _ := globalq.Chunks(&q)
 	assert.Equal(t, 4, inUse)
 	var got []*int
+	next := loopBound(t, "Get until empty", n)
 	for it := q.Get(); it != nil; it = q.Get() {
+		next()
 		got = append(got, it)
 		if len(got)%100 == 0 {
 			requireValid(t, &q)
@@ -246,7 +269,9 @@ func TestBatchesDoNotAllocate(t *testing.T) {
 	for range 3 {
 		q.PutBatch(overflow)
 	}
+	next := loopBound(t, "the warm-up's GetBatch until empty", q.Len())
 	for q.Len() > 0 {
+		next()
 		_, buf = q.GetBatch(lfq.Size/2, 1, buf[:0])
 	}
 	allocs := testing.AllocsPerRun(2000, func() {
@@ -254,7 +279,10 @@ func TestBatchesDoNotAllocate(t *testing.T) {
 		q.PutBatch(overflow)
 		_, buf = q.GetBatch(lfq.Size/2, 1, buf[:0])
 		_, buf = q.GetBatch(lfq.Size/2, 2, buf[:0])
-		for q.Len() > 100 {
+		for i := 0; q.Len() > 100; i++ { // a plain bound: a loopBound closure would allocate
+			if i > 2*lfq.OverflowLen {
+				t.Fatalf("GetBatch down to 100 items: still looping after %d batches: the queue stopped making progress", i)
+			}
 			_, buf = q.GetBatch(lfq.Size/2, 1, buf[:0])
 		}
 	})
@@ -279,7 +307,10 @@ func TestNoAllocationWithin763Items(t *testing.T) {
 		for _, it := range its[1:peak] {
 			q.Put(it)
 		}
-		for q.Get() != nil {
+		for i := 0; q.Get() != nil; i++ { // a plain bound: a loopBound closure would allocate
+			if i > peak {
+				t.Fatalf("Get until empty: still looping after %d Gets of %d items: the queue stopped making progress", i, peak)
+			}
 		}
 	}
 	cycle(globalq.ChunkLen - 1) // warm-up: the peak, head at a chunk's last slot
@@ -306,7 +337,9 @@ func TestMemoryReturnedAfterDrain(t *testing.T) {
 			assert.Equal(t, (big+globalq.ChunkLen-1)/globalq.ChunkLen, inUse)
 			var buf []*int
 			n := 0
+			next := loopBound(t, "drain by "+drain, big)
 			for q.Len() > 0 {
+				next()
 				if drain == "Get" {
 					q.Get()
 					n++
