@@ -37,9 +37,23 @@ type Config struct {
 	// thief may take it; 0 means runnext.StealDelay. At most Slice.
 	StealDelay time.Duration
 
+	// MaxQueued bounds the outside tasks accepted and not yet started
+	// (submitted by Executor.Go, GoBatch, GoContext, TryGo, or an outside
+	// group's Go); 0 means no bound. Local spawns (Task.Go) and the
+	// children of a group made by a task are never counted or refused.
+	// With a bound, Go, GoBatch and an outside group's Go wait for room;
+	// GoContext waits for room or its context's end; TryGo never waits
+	// and returns an error wrapping ErrFull. A task counts from its accept
+	// until an M takes it to run (or drops it at a Shutdown deadline), so
+	// the bound also holds the memory a producer faster than the executor
+	// can pile up. Negative is a Config error.
+	MaxQueued int
+
 	// PanicHandler, if not nil, receives every panic of a task that is not
 	// in a group (a group's panics become the group's error), on the M that
-	// ran the task. If nil, panics are collected and Close returns them.
+	// ran the task. If nil, panics are collected and Close returns them:
+	// the first 100 one by one, the rest counted in one more error ("N more
+	// panics"), so a storm of panics cannot grow the executor's memory.
 	// It must not panic itself: that would end the M's goroutine.
 	PanicHandler func(*PanicError)
 
@@ -73,6 +87,15 @@ var ErrCloseInTask = errors.New("executor: Close called from inside a task of th
 // not the running task: the zero Task, or one whose task has returned.
 var ErrNotInTask = errors.New("executor: called on a Task that is not running")
 
+// ErrFull is wrapped by the error TryGo returns when Config.MaxQueued
+// outside tasks are queued already; the error names the bound.
+var ErrFull = errors.New("executor: queue full")
+
+// ErrBatchTooLarge is wrapped by the error GoBatch returns for a batch of
+// more funcs than Config.MaxQueued: it could never fit, so it is refused
+// at once rather than waited for.
+var ErrBatchTooLarge = errors.New("executor: batch larger than Config.MaxQueued")
+
 // ErrAbandoned is a group's error when Shutdown's deadline passed before one
 // of its tasks ran.
 var ErrAbandoned = errors.New("executor: task abandoned at the Shutdown deadline")
@@ -102,6 +125,9 @@ func (c Config) resolve() (Config, error) {
 		c.StealDelay = runnext.StealDelay
 	case c.StealDelay < 0 || c.StealDelay > c.Slice:
 		return bad("StealDelay", "%v, want 0..Slice (%v)", c.StealDelay, c.Slice)
+	}
+	if c.MaxQueued < 0 {
+		return bad("MaxQueued", "%d, want 0 (no bound) or more", c.MaxQueued)
 	}
 	return c, nil
 }

@@ -34,6 +34,17 @@ type Executor struct {
 	// submits numbers the outside tasks, for sampling their latency
 	// (LatencySample); declared beside inflight, which a submit writes too.
 	submits atomicx.Uint64
+
+	// Config.MaxQueued (0: no bound) and the error TryGo returns at it.
+	// queued counts the outside tasks accepted and not yet started, only
+	// under a bound (admit); room holds the submitters waiting for
+	// room, nwait their number.
+	maxQueued int64
+	fullErr   error
+	queued    atomicx.Int64
+	nwait     atomicx.Int64
+	roomMu    atomicx.Mutex
+	room      []*roomWaiter // FIFO; guarded by roomMu
 	// quiet is woken once: by the M that finds the executor quiescent
 	// while closing (quietBy 1), or by Shutdown's deadline (quietBy 2).
 	quiet   atomicx.Note
@@ -106,6 +117,10 @@ func build(cfg Config, goStart func(func()), needM bool) (*Executor, error) {
 		return nil, err
 	}
 	e := &Executor{cfg: cfg, procs: cfg.Procs, gqOnly: cfg.GlobalQueueOnly, goStart: goStart, helpInline: !needM}
+	if cfg.MaxQueued != 0 {
+		e.maxQueued = int64(cfg.MaxQueued)
+		e.fullErr = fmt.Errorf("%w: %d outside tasks queued (Config.MaxQueued)", ErrFull, cfg.MaxQueued)
+	}
 	e.ps = make([]*proc, cfg.Procs)
 	for i := range e.ps {
 		e.ps[i] = newProc(i, cfg)
@@ -149,12 +164,49 @@ func (e *Executor) Procs() int { return e.procs }
 // mirrors newproc for a goroutine started from outside any P (globrunqput,
 // wakep).
 //
+// With Config.MaxQueued set, Go waits for room (GoContext with
+// context.Background()); Close and Shutdown end the wait with ErrClosed.
+//
 // Go panics if f is nil.
 func (e *Executor) Go(f func(Task)) error {
 	if f == nil {
 		panic("executor: Executor.Go called with a nil func")
 	}
-	return e.submit(&task{fn: f}, nil)
+	return e.submit(context.Background(), &task{fn: f}, nil)
+}
+
+// GoContext is Go that waits for room under Config.MaxQueued only until
+// ctx ends: then it returns ctx's error, having accepted nothing. An ended
+// ctx is refused at once, with or without a bound. A task of the executor
+// that has to wait hands its P to another M meanwhile (as Task.Blocking
+// does), so the Ms go on starting queued tasks, which makes room. Close
+// and Shutdown end the wait with ErrClosed.
+//
+// GoContext panics if ctx or f is nil.
+func (e *Executor) GoContext(ctx context.Context, f func(Task)) error {
+	if ctx == nil {
+		panic("executor: Executor.GoContext called with a nil context")
+	}
+	if f == nil {
+		panic("executor: Executor.GoContext called with a nil func")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return e.submit(ctx, &task{fn: f}, nil)
+}
+
+// TryGo is Go that never waits: with Config.MaxQueued outside tasks queued
+// already it returns an error wrapping ErrFull that names the bound
+// ("executor: queue full: 1024 outside tasks queued (Config.MaxQueued)"),
+// having accepted nothing. Without a bound it is Go.
+//
+// TryGo panics if f is nil.
+func (e *Executor) TryGo(f func(Task)) error {
+	if f == nil {
+		panic("executor: Executor.TryGo called with a nil func")
+	}
+	return e.submit(nil, &task{fn: f}, nil)
 }
 
 // GoBatch submits every func of fs under one lock of the global queue, with
@@ -162,6 +214,11 @@ func (e *Executor) Go(f func(Task)) error {
 // wake others (resetspinning's chain), as injectglist starts Ms for a batch.
 // It returns ErrClosed, having submitted nothing, once Close or Shutdown
 // has begun. It panics, having submitted nothing, if any func is nil.
+//
+// With Config.MaxQueued set, a batch is accepted whole or not at all: it
+// waits for room for every func (as Go does), and a batch of more than
+// MaxQueued funcs, which could never fit, returns an error wrapping
+// ErrBatchTooLarge at once.
 func (e *Executor) GoBatch(fs []func(Task)) error {
 	for _, f := range fs {
 		if f == nil {
@@ -171,18 +228,25 @@ func (e *Executor) GoBatch(fs []func(Task)) error {
 	if len(fs) == 0 {
 		return nil
 	}
+	if e.maxQueued != 0 && int64(len(fs)) > e.maxQueued {
+		return fmt.Errorf("%w: %d funcs, Config.MaxQueued is %d", ErrBatchTooLarge, len(fs), e.maxQueued)
+	}
 	recs := make([]task, len(fs))
 	ts := make([]*task, len(fs))
 	for i, f := range fs {
 		recs[i].fn = f
 		ts[i] = &recs[i]
 	}
-	return e.submit(nil, ts)
+	return e.submit(context.Background(), nil, ts)
 }
 
 // submit publishes t (or the batch ts) to the global queue from outside any
-// P, stamping the submit time for the latency histogram.
-func (e *Executor) submit(t *task, ts []*task) error {
+// P, stamping the submit time for the latency histogram. Under
+// Config.MaxQueued it first takes room for them (admit), waiting until ctx
+// ends, or not at all if ctx is nil (TryGo); without a bound that costs
+// one predictable branch. The bound is checked here and nowhere else:
+// local spawns and a task's group children never come through submit.
+func (e *Executor) submit(ctx context.Context, t *task, ts []*task) error {
 	if mutant == submitChecksBeforeInflight && e.closing.Load() != 0 {
 		return ErrClosed
 	}
@@ -190,6 +254,12 @@ func (e *Executor) submit(t *task, ts []*task) error {
 	if e.closing.Load() != 0 && mutant != submitChecksBeforeInflight {
 		e.leave()
 		return ErrClosed
+	}
+	if e.maxQueued != 0 {
+		if err := e.admit(ctx, t, ts); err != nil {
+			e.leave()
+			return err
+		}
 	}
 	if t != nil {
 		if (e.submits.Add(1)-1)%LatencySample == 0 {
@@ -214,6 +284,168 @@ func (e *Executor) submit(t *task, ts []*task) error {
 	}
 	e.leave()
 	return nil
+}
+
+// admit takes room under Config.MaxQueued for t (or the batch ts), which
+// submit is about to publish, and marks them counted, so that the M that
+// takes one to run (or drops it) frees its room (unqueue). Without room it
+// waits until ctx ends, or fails at once if ctx is nil.
+func (e *Executor) admit(ctx context.Context, t *task, ts []*task) error {
+	k := int64(len(ts))
+	if t != nil {
+		k = 1
+	}
+	if !e.reserve(k) {
+		if ctx == nil {
+			return e.fullErr
+		}
+		if err := e.awaitRoom(ctx, k); err != nil {
+			return err
+		}
+	}
+	if t != nil {
+		t.bound = true
+	}
+	for _, t := range ts {
+		t.bound = true
+	}
+	return nil
+}
+
+// reserve counts k more queued outside tasks if they fit the bound. A CAS,
+// not an add undone on failure: a transient excess would refuse another
+// submitter, and its undoing would make room that wakes nobody.
+func (e *Executor) reserve(k int64) bool {
+	for {
+		q := e.queued.Load()
+		if q+k > e.maxQueued {
+			return false
+		}
+		if e.queued.CompareAndSwap(q, q+k) {
+			return true
+		}
+	}
+}
+
+// unqueue frees the room of k counted tasks, taken by an M to run or
+// dropped at Shutdown, and wakes the first waiting submitter, if any.
+//
+// No lost wakeup: a waiter registers (nwait, under roomMu) before it looks
+// for room (reserve's load of queued); unqueue frees room (queued) before
+// it looks for waiters (nwait). All four are sequentially consistent, so
+// either the waiter sees the room or unqueue sees the waiter, which then
+// is on the list it takes under roomMu.
+func (e *Executor) unqueue(k int64) {
+	if mutant == boundNotReleased {
+		return
+	}
+	e.queued.Add(-k)
+	if e.nwait.Load() != 0 && mutant != fullWakesNobody {
+		e.wakeRoom(false)
+	}
+}
+
+// roomWaiter is one round of a submitter's wait for room: woken once, by
+// unqueue, its context's end, or Close, whichever comes first.
+type roomWaiter struct {
+	note   atomicx.Note
+	woken  atomicx.Uint32
+	listed bool // on e.room; guarded by roomMu
+}
+
+func (r *roomWaiter) wake() {
+	if r.woken.CompareAndSwap(0, 1) {
+		r.note.Wakeup()
+	}
+}
+
+// awaitRoom waits until k more outside tasks fit the bound and takes their
+// room, or returns ctx's error, or ErrClosed once Close or Shutdown has
+// begun. Waiters queue in order and unqueue wakes the first; one that
+// leaves wakes the next if room is left, since the room its wakeup
+// announced may be unused (its ctx ended, or it needs more). A task of the
+// executor hands its P to another M while it waits, as Task.Blocking does:
+// otherwise tasks waiting on every P would leave no M to make room.
+func (e *Executor) awaitRoom(ctx context.Context, k int64) error {
+	if w := e.currentWorker(); w != nil {
+		e.giveUpP(w)
+		defer e.reacquire(w)
+	}
+	var cur atomicx.Pointer[roomWaiter] // this round's, for ctx's AfterFunc
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() {
+			if r := cur.Load(); r != nil {
+				r.wake()
+			}
+		})
+		defer stop()
+	}
+	defer e.passRoom()
+	for {
+		r := &roomWaiter{}
+		cur.Store(r)
+		e.roomMu.Lock()
+		r.listed = true
+		e.room = append(e.room, r)
+		e.nwait.Add(1)
+		e.roomMu.Unlock()
+		switch {
+		case e.closing.Load() != 0:
+			e.unlist(r)
+			return ErrClosed
+		case ctx.Err() != nil:
+			e.unlist(r)
+			return ctx.Err()
+		case e.reserve(k):
+			e.unlist(r)
+			return nil
+		}
+		r.note.Sleep()
+		e.unlist(r)
+	}
+}
+
+// unlist takes r off the waiting list if a wakeup has not already.
+func (e *Executor) unlist(r *roomWaiter) {
+	e.roomMu.Lock()
+	defer e.roomMu.Unlock()
+	if !r.listed {
+		return
+	}
+	for i, x := range e.room {
+		if x == r {
+			e.room = append(e.room[:i], e.room[i+1:]...)
+			break
+		}
+	}
+	r.listed = false
+	e.nwait.Add(-1)
+}
+
+// wakeRoom wakes the first waiting submitter, or every one (Close).
+func (e *Executor) wakeRoom(all bool) {
+	e.roomMu.Lock()
+	defer e.roomMu.Unlock()
+	n := len(e.room)
+	if n == 0 {
+		return
+	}
+	if !all {
+		n = 1
+	}
+	for _, r := range e.room[:n] {
+		r.listed = false
+		r.wake()
+	}
+	e.room = append(e.room[:0], e.room[n:]...)
+	e.nwait.Add(-int64(n))
+}
+
+// passRoom hands a wakeup on when a waiter leaves with room left over.
+func (e *Executor) passRoom() {
+	if e.nwait.Load() != 0 && e.queued.Load() < e.maxQueued {
+		e.wakeRoom(false)
+	}
 }
 
 // leave ends an outside submit; the last one out while closing checks for
@@ -301,6 +533,10 @@ func (e *Executor) wakeQuiet(why uint32) {
 // locally and in their groups; those run too), and returns once every M and
 // sysmon have exited. It returns the panics of tasks when no PanicHandler
 // was configured (as *PanicError values joined with errors.Join), or nil.
+// It keeps the first 100 panics and counts the rest in one
+// last error, "executor: N more panics", so that a task that panics in a
+// loop cannot grow the executor's memory without bound. Submitters waiting
+// for room under Config.MaxQueued return ErrClosed.
 //
 // Close is safe to call more than once and from several goroutines: later
 // calls wait for the first and return its result. Called from one of the
@@ -314,7 +550,9 @@ func (e *Executor) Close() error {
 // Shutdown is Close with a deadline: if ctx ends before every accepted task
 // has run, the executor drops the tasks still queued (a task spawned later
 // by a task still running is dropped too, and counted in Stats.Dropped),
-// and Shutdown returns how many it dropped with ctx's error. Tasks running
+// and Shutdown returns how many it dropped with ctx's error: every task
+// queued at the deadline is in that count, so the tasks that started and
+// notRun add up to the tasks accepted before it. Tasks running
 // at the deadline run on; Shutdown does not wait for them, and a later Close
 // does. A group whose task was dropped has ErrAbandoned as its error.
 // Without a deadline miss it is Close and returns 0 and Close's error.
@@ -334,6 +572,8 @@ func (e *Executor) shutdown(ctx context.Context) (int, error) {
 	if !e.closed {
 		e.closed = true
 		e.closing.Store(1)
+		// After closing: a submitter that registers later sees it (awaitRoom).
+		e.wakeRoom(true)
 		if ctx != nil {
 			stop := context.AfterFunc(ctx, func() { e.wakeQuiet(2) })
 			defer stop()
@@ -430,6 +670,9 @@ func (e *Executor) drainStopped() {
 		}
 		if !t.take() {
 			continue // run inline by its group's Wait
+		}
+		if t.bound {
+			e.unqueue(1)
 		}
 		e.dropped.Add(1)
 		if t.g != nil {

@@ -19,3 +19,7 @@ const HelpNestCap = helpNestCap
 
 // YieldEvery is how many tasks an M runs between runtime.Gosched calls.
 const YieldEvery = yieldEvery
+
+// RoomWaiters is the number of submitters waiting for room under
+// Config.MaxQueued.
+func (e *Executor) RoomWaiters() int { return int(e.nwait.Load()) }

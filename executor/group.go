@@ -146,8 +146,9 @@ func (c *groupCtx) String() string { return "executor.Group context" }
 
 // Go starts f as a task of the group: on the P of the task that made the
 // group while that task runs (Task.Go), else through the global queue
-// (Executor.Go). If the executor is closed the group fails with ErrClosed.
-// f's Task is its own handle, for its own spawns and groups.
+// (Executor.Go, which waits for room under Config.MaxQueued). If the
+// executor is closed the group fails with ErrClosed. f's Task is its own
+// handle, for its own spawns and groups.
 //
 // Go panics if f is nil or Wait has returned.
 func (g *Group) Go(f func(Task) error) {
@@ -162,7 +163,7 @@ func (g *Group) Go(f func(Task) error) {
 		g.e.spawn(w, nil, f, g)
 		return
 	}
-	if err := g.e.submit(&task{gfn: f, g: g}, nil); err != nil {
+	if err := g.e.submit(context.Background(), &task{gfn: f, g: g}, nil); err != nil {
 		g.finish(err, nil)
 	}
 }

@@ -113,6 +113,14 @@ const (
 	// runtime.Goexit ends the waiting task too: its Wait never returns and
 	// the M goes on on a new goroutine.
 	goexitUnwindsWaiter
+	// BoundNotReleased: a counted outside task does not free its room
+	// under Config.MaxQueued when an M takes it to run, so the bound
+	// fills for good and submitters wait forever.
+	boundNotReleased
+	// FullWakesNobody: freeing room under Config.MaxQueued wakes no
+	// waiting submitter (only Close does): a Go or GoContext that found the
+	// queue full waits although room appeared.
+	fullWakesNobody
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -147,6 +155,9 @@ var mutationNames = [...]string{
 	waitEarly:              "WaitEarly",
 	retakeWhenNothingWaits: "RetakeWhenNothingWaits",
 	goexitUnwindsWaiter:    "GoexitUnwindsWaiter",
+
+	boundNotReleased: "BoundNotReleased",
+	fullWakesNobody:  "FullWakesNobody",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

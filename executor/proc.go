@@ -52,6 +52,9 @@ type proc struct {
 	// runnext task, puts it on the global queue instead of letting it
 	// inherit the slice (a later runnext task inherits as usual).
 	preempted atomicx.Uint32
+	// takes counts takeP on this P, so that abandonAll can tell that no M
+	// took it while it looked.
+	takes atomicx.Uint64
 
 	// Used only by the holder in pSched or pSpawn.
 	q      runnext.Queue[task]

@@ -277,8 +277,11 @@ func (e *Executor) execute(w *worker, t *task, inherit bool) {
 		e.resume(w, p, t.w)
 		return
 	}
-	fn, gfn, g, at := t.fn, t.gfn, t.g, t.at
+	fn, gfn, g, at, bound := t.fn, t.gfn, t.g, t.at, t.bound
 	e.release(p, t)
+	if bound { // taken to run (or to drop): its room under MaxQueued is free
+		e.unqueue(1)
+	}
 	if !inherit {
 		p.schedtick.Add(1)
 	}

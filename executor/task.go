@@ -25,6 +25,7 @@ type task struct {
 	next   *task   // free list link
 	gnext  *task   // kids list link (shared records)
 	shared bool    // also on its group's kids list: claim before running
+	bound  bool    // an outside task counted under Config.MaxQueued: frees its room when it starts
 	claim  atomicx.Uint32
 	refs   atomicx.Int32
 }
