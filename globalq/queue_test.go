@@ -172,7 +172,7 @@ func TestGetBatchSize(t *testing.T) {
 			q.PutBatch(items(0, c.length))
 			prefix := items(-3, 2)
 			run, rest := q.GetBatch(c.requested, c.procs, prefix)
-			require.NotNil(t, run)
+			require.NotNil(t, run, "GetBatch(%d, %d) of %d items returned nothing", c.requested, c.procs, c.length)
 			assert.Equal(t, 0, *run, "the oldest item is the one to run")
 			assert.Equal(t, append([]int{-3, -2}, seq(1, c.want-1)...), vals(rest), "the rest follow rest's prefix, oldest first")
 			assert.Equal(t, c.length-c.want, q.Len())

@@ -82,11 +82,13 @@ func TestDrainLeavesNoSlotReferencingAnItem(t *testing.T) {
 // consumeAll is how the items leave the ring in each case of the bound.
 var consumeAll = map[string]func(r *lfq.Ring[blob]){
 	"Get": func(r *lfq.Ring[blob]) {
-		for r.Get() != nil {
+		for i := 0; r.Get() != nil; i++ {
+			mustEnd(i, "Get until empty")
 		}
 	},
 	"StealHalf": func(r *lfq.Ring[blob]) {
-		for {
+		for i := 0; ; i++ {
+			mustEnd(i, "StealHalf until empty")
 			var thief lfq.Ring[blob]
 			if r.StealHalf(&thief) == nil {
 				return
@@ -98,9 +100,20 @@ var consumeAll = map[string]func(r *lfq.Ring[blob]){
 		// The ring is full: one more Put hands back the older half and the
 		// new item; the rest leave by Get.
 		r.Put(&blob{id: -1}, nil)
-		for r.Get() != nil {
+		for i := 0; r.Get() != nil; i++ {
+			mustEnd(i, "Get until empty after the overflow")
 		}
 	},
+}
+
+// mustEnd panics, naming the loop, at its iteration past lfq.Size, more
+// than any loop that takes at least one item each time can run on a ring:
+// a ring that stops giving up its items fails the test, not the binary's
+// timeout.
+func mustEnd(i int, what string) {
+	if i > lfq.Size {
+		panic(fmt.Sprintf("%s: still looping after %d iterations on a ring of %d slots", what, i, lfq.Size))
+	}
 }
 
 // checkBound fills a ring, takes every item out with consume, and checks
@@ -113,7 +126,8 @@ func checkBound(consume func(r *lfq.Ring[blob]), overwrite func(r *lfq.Ring[blob
 	if n := live(ws); n != lfq.Size { // r is used below: it stays reachable
 		return fmt.Errorf("%d of %d consumed items reachable before the owner overwrote their slots; the doc says all", n, lfq.Size)
 	}
-	for r.Len() > 0 { // the overflow case leaves none, but be exact
+	for i := 0; r.Len() > 0; i++ { // the overflow case leaves none, but be exact
+		mustEnd(i, "Get while Len > 0")
 		r.Get()
 	}
 	overwrite(r, lfq.Size)

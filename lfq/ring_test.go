@@ -43,6 +43,7 @@ func TestPutGetIsFIFO(t *testing.T) {
 	var got []*int
 	for it := r.Get(); it != nil; it = r.Get() {
 		got = append(got, it)
+		require.LessOrEqual(t, len(got), 100, "Get returned more items than were put")
 	}
 	assert.Equal(t, seq(0, 100), vals(got))
 }
@@ -201,11 +202,13 @@ func TestIndicesWrapAround(t *testing.T) {
 	lfq.SetIndices(&r, ^uint32(0)-100)
 	next, want := 0, 0
 	for range 3 {
-		for r.Len() < lfq.Size {
+		for i := 0; r.Len() < lfq.Size; i++ {
+			require.Less(t, i, lfq.Size, "Put %d times and Len still %d: the ring stopped counting", i, r.Len())
 			require.Nil(t, r.Put(items(next, 1)[0], nil))
 			next++
 		}
-		for r.Len() > 10 {
+		for i := 0; r.Len() > 10; i++ {
+			require.Less(t, i, lfq.Size, "Get %d times and Len still %d: the ring stopped giving items up", i, r.Len())
 			got := r.Get()
 			require.NotNil(t, got)
 			require.Equal(t, want, *got)

@@ -311,7 +311,10 @@ func (m *queueModel) actions() map[string]func(*rapid.T) {
 		"Passes": func(t *rapid.T) {
 			src := m.draw(t, "victim")
 			dst := (src + rapid.IntRange(1, len(m.qs)-1).Draw(t, "thiefOffset")) % len(m.qs)
-			for m.total(src) > 0 {
+			for passes, most := 0, m.total(src); m.total(src) > 0; passes++ {
+				if passes > most { // each pass takes at least one task
+					t.Fatalf("Passes: queue %d still holds %d tasks after %d passes of steals", src, m.total(src), passes)
+				}
 				m.drain(t, dst, nil)
 				m.steal(t, src, dst, false)
 				m.drain(t, dst, nil)

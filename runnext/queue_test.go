@@ -1,6 +1,7 @@
 package runnext_test
 
 import (
+	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -24,6 +25,9 @@ func getAll(q *runnext.Queue[int]) ([]int, []bool) {
 		t, inh := q.Get()
 		if t == nil {
 			return got, inherit
+		}
+		if len(got) > lfq.Size { // the ring and the slot hold at most Size+1
+			panic(fmt.Sprintf("getAll: Get returned %d tasks from a queue that holds at most %d: it never says empty", len(got)+1, lfq.Size+1))
 		}
 		got = append(got, *t)
 		inherit = append(inherit, inh)
