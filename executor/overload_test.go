@@ -514,3 +514,47 @@ func floodRun(t *testing.T, bound, perProducer, payload int) uint64 {
 	assert.Equal(t, int64(total), started.Load())
 	return uint64(max(peakHeap.Load(), 0))
 }
+
+// BenchmarkSubmitOnly is Executor.Go's own cost: the only P is held by a
+// task, so nothing runs while the clock does (every 64k submits the queue
+// is drained off the clock). Unbounded, the bound costs submit one
+// predictable branch; with a bound never reached, a CAS on the count (and
+// the M one add when it takes the task).
+func BenchmarkSubmitOnly(b *testing.B) {
+	for _, bound := range []int{0, 1 << 20} {
+		b.Run(fmt.Sprintf("MaxQueued=%d", bound), func(b *testing.B) {
+			e, err := executor.New(executor.Config{Procs: 1, MaxQueued: bound, Slice: time.Minute})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer e.Close()
+			var ran atomic.Int64
+			f := func(executor.Task) { ran.Add(1) }
+			hold := func() (open func()) {
+				gate, started := make(chan struct{}), make(chan struct{})
+				_ = e.Go(func(executor.Task) { close(started); <-gate })
+				<-started
+				return func() { close(gate) }
+			}
+			open := hold()
+			submitted := int64(0)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				if i%65536 == 65535 {
+					b.StopTimer()
+					open()
+					for ran.Load() != submitted {
+						runtime.Gosched()
+					}
+					open = hold()
+					b.StartTimer()
+				}
+				_ = e.Go(f)
+				submitted++
+			}
+			b.StopTimer()
+			open()
+		})
+	}
+}

@@ -161,3 +161,27 @@ func shutdownCountRound(t *testing.T, procs, round int) int {
 
 // sink keeps the tasks' work from being optimized away.
 var sink atomic.Int64
+
+// TestClosePanicsCapped: without a PanicHandler Close returns the first
+// 100 panics one by one and counts the rest in one error, "N more panics",
+// so that a storm of panics cannot grow the executor's memory.
+func TestClosePanicsCapped(t *testing.T) {
+	stop := watchdog.Start(t.Name()+": 150 panicking tasks and Close", time.Minute, nil)
+	defer stop()
+	e, err := executor.New(executor.Config{Procs: 2})
+	require.NoError(t, err)
+	for i := range 150 {
+		require.NoError(t, e.Go(func(executor.Task) { panic(i) }))
+	}
+	err = e.Close()
+	require.Error(t, err)
+	joined, ok := err.(interface{ Unwrap() []error })
+	require.True(t, ok, "Close's error is a join")
+	errs := joined.Unwrap()
+	require.Len(t, errs, 101, "100 panics and the count of the rest")
+	for _, err := range errs[:100] {
+		var pe *executor.PanicError
+		assert.ErrorAs(t, err, &pe)
+	}
+	assert.EqualError(t, errs[100], "executor: 50 more panics")
+}
