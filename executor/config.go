@@ -17,6 +17,11 @@ const MaxProcs = 256
 // holds it.
 const DefaultSlice = 10 * time.Millisecond
 
+// DefaultSyscallThreshold is how long a Task.Syscall may keep its P while
+// work waits when Config.SyscallThreshold is zero: one sysmon tick of the
+// runtime (20µs), after which its retake hands a _Psyscall P off.
+const DefaultSyscallThreshold = 20 * time.Microsecond
+
 // MaxSlice bounds Config.Slice: a slice longer than this disables handoff in
 // all but name, which is a configuration mistake.
 const MaxSlice = time.Minute
@@ -32,6 +37,11 @@ type Config struct {
 	// sysmon hands the P to another M; 0 means DefaultSlice. A task run
 	// from runnext inherits the slice of the task that spawned it.
 	Slice time.Duration
+
+	// SyscallThreshold is how long a call in Task.Syscall keeps its P
+	// while work waits before sysmon hands the P to another M; 0 means
+	// DefaultSyscallThreshold, or Slice if that is shorter. 1µs..Slice.
+	SyscallThreshold time.Duration
 
 	// StealDelay is how long a task must sit in a P's runnext slot before a
 	// thief may take it; 0 means runnext.StealDelay. At most Slice.
@@ -119,6 +129,12 @@ func (c Config) resolve() (Config, error) {
 		c.Slice = DefaultSlice
 	case c.Slice < time.Microsecond || c.Slice > MaxSlice:
 		return bad("Slice", "%v, want %v..%v (0 for %v)", c.Slice, time.Microsecond, MaxSlice, DefaultSlice)
+	}
+	switch {
+	case c.SyscallThreshold == 0:
+		c.SyscallThreshold = min(DefaultSyscallThreshold, c.Slice)
+	case c.SyscallThreshold < time.Microsecond || c.SyscallThreshold > c.Slice:
+		return bad("SyscallThreshold", "%v, want %v..Slice (%v) (0 for %v)", c.SyscallThreshold, time.Microsecond, c.Slice, DefaultSyscallThreshold)
 	}
 	switch {
 	case c.StealDelay == 0:

@@ -646,7 +646,8 @@ func (e *Executor) abandoned() bool {
 			continue
 		}
 		idle = false
-		if w := p.m.Load(); s&stateMask == pTask && w != nil && own(w.id, pTask) == s {
+		st := s & stateMask
+		if w := p.m.Load(); (st == pTask || st == pSyscall) && w != nil && own(w.id, st) == s {
 			e.retake(w, p, s)
 		}
 	}
@@ -665,7 +666,9 @@ func (e *Executor) abandoned() bool {
 func (e *Executor) drainStopped() {
 	for t := e.global.Get(); t != nil; t = e.global.Get() {
 		if t.w != nil {
-			t.w.note.Wakeup()
+			if t != &t.w.exitToken || t.w.exitWait.CompareAndSwap(1, 0) {
+				t.w.note.Wakeup()
+			}
 			continue
 		}
 		if !t.take() {

@@ -121,6 +121,14 @@ const (
 	// waiting submitter (only Close does): a Go or GoContext that found the
 	// queue full waits although room appeared.
 	fullWakesNobody
+	// SyscallNeverRetaken: sysmon skips Ps in pSyscall, so a call in
+	// Task.Syscall that blocks keeps its P however long it lasts, with
+	// work queued behind it (the pessimistic path's reason to exist).
+	syscallNeverRetaken
+	// SyscallExitIgnoresRetake: Task.Syscall's return takes its P back
+	// with a plain store, not a CAS from pSyscall, so after a retake two
+	// Ms hold the P and the task runs beside Procs others.
+	syscallExitIgnoresRetake
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -158,6 +166,9 @@ var mutationNames = [...]string{
 
 	boundNotReleased: "BoundNotReleased",
 	fullWakesNobody:  "FullWakesNobody",
+
+	syscallNeverRetaken:      "SyscallNeverRetaken",
+	syscallExitIgnoresRetake: "SyscallExitIgnoresRetake",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

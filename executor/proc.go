@@ -8,7 +8,7 @@ import (
 )
 
 // A P's status word is the runtime's p.status, with the holder in it: the
-// low two bits are the state, the rest the id of the worker that holds the
+// low three bits are the state, the rest the id of the worker that holds the
 // P (0 for none). Every change of holder or state that another goroutine
 // could race with is a CAS on the whole word, so a worker whose P was
 // retaken cannot use it: its CAS names it, and fails.
@@ -27,8 +27,14 @@ const (
 	// pSpawn: a spawn through the holder's Task uses the queue; the holder
 	// itself waits for it to end before it takes the P back.
 	pSpawn
+	// pSyscall: the holder's task is in Task.Syscall, a call that usually
+	// returns soon (the runtime's _Psyscall after entersyscall). Only the
+	// holder moves pTask to pSyscall and back, by CAS; sysmon retakes the
+	// P (CAS to pIdle) once the call has lasted Config.SyscallThreshold
+	// while work waits. Nobody else uses the queue meanwhile.
+	pSyscall
 
-	stateBits = 2
+	stateBits = 3
 	stateMask = 1<<stateBits - 1
 )
 
@@ -55,6 +61,10 @@ type proc struct {
 	// takes counts takeP on this P, so that abandonAll can tell that no M
 	// took it while it looked.
 	takes atomicx.Uint64
+	// syscalltick counts Task.Syscall calls entered on this P, so that
+	// sysmon tells one long call from a run of short ones (the runtime's
+	// p.syscalltick). The holder is its only writer: a load and a store.
+	syscalltick atomicx.Uint32
 
 	// Used only by the holder in pSched or pSpawn.
 	q      runnext.Queue[task]
@@ -68,6 +78,10 @@ type proc struct {
 	// by sysmon.
 	seenTick uint32
 	seenWhen int64
+	// The call sysmon last saw the P in (syscalltick) and when it first
+	// saw it.
+	seenCall     uint32
+	seenCallWhen int64
 
 	stats procStats
 }
@@ -136,6 +150,11 @@ type worker struct {
 	note  atomicx.Note
 	token task
 	wt    waiter
+	// exitToken is token for a task back from Task.Syscall without a P;
+	// exitWait is 1 while it waits, and whoever CASes it to 0 (the M
+	// that runs the token, or a retake: handToWaiter) hands it a P.
+	exitToken task
+	exitWait  atomicx.Uint32
 
 	rnd uint64 // xorshift state for the victim order
 	rng func() uint32

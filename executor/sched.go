@@ -274,7 +274,9 @@ func (e *Executor) execute(w *worker, t *task, inherit bool) {
 		e.event(EventSpinStop, p.id, w, 0)
 	}
 	if t.w != nil {
-		e.resume(w, p, t.w)
+		if t != &t.w.exitToken || t.w.exitWait.CompareAndSwap(1, 0) {
+			e.resume(w, p, t.w)
+		} // else a retake handed its task a P already (handToWaiter)
 		return
 	}
 	fn, gfn, g, at, bound := t.fn, t.gfn, t.g, t.at, t.bound
@@ -349,10 +351,11 @@ func (e *Executor) run(w *worker, t Task, fn func(Task), gfn func(Task) error, g
 	returned = true
 }
 
-// claim moves w's P from pTask to st (pSched to use the queue, pIdle to
-// give the P away), waiting out a spawn that holds it; pSched counts as
-// claimed already. It returns false if the P was retaken: then w holds
-// none, and w's spinning.M is w's own again (no retaker is using it).
+// claim moves w's P from pTask (or pSyscall, from inside Syscall's f) to
+// st (pSched to use the queue, pIdle to give the P away), waiting out a
+// spawn that holds it; pSched counts as claimed already. It returns false
+// if the P was retaken: then w holds none, and w's spinning.M is w's own
+// again (no retaker is using it).
 func (e *Executor) claim(w *worker, p *proc, st uint32) bool {
 	me := own(w.id, pTask)
 	to := pIdle
@@ -366,6 +369,13 @@ func (e *Executor) claim(w *worker, p *proc, st uint32) bool {
 		switch p.status.Load() {
 		case own(w.id, pSpawn):
 			awaitSpawn()
+			continue
+		case own(w.id, pSyscall):
+			// The task ended (a panic, a Goexit) or gives its P away
+			// (Blocking, Yield, a Wait) inside Syscall's f.
+			if p.status.CompareAndSwap(own(w.id, pSyscall), to) {
+				return true
+			}
 			continue
 		case own(w.id, pSched):
 			if st == pSched {
@@ -507,17 +517,20 @@ func (e *Executor) wakeIfIdle() {
 	}
 }
 
-// retake takes P p, which worker w holds in state s (pTask), from under
-// w's task and hands it to another M: sysmon's retake and handoffp. w's
-// spinning.M is the retaker's to use until lent drops back. It reports
-// whether it took the P.
+// retake takes P p, which worker w holds in state s (pTask or pSyscall),
+// from under w's task and hands it to another M: sysmon's retake and
+// handoffp. w's spinning.M is the retaker's to use until lent drops back.
+// It reports whether it took the P. A task past its slice leaves the
+// preempt request up (a call in pSyscall is retaken for its own reason).
 func (e *Executor) retake(w *worker, p *proc, s uint32) bool {
 	w.lent.Add(1)
 	if !p.status.CompareAndSwap(s, pIdle) {
 		w.lent.Add(-1)
 		return false
 	}
-	p.preempted.Store(1)
+	if s&stateMask == pTask {
+		p.preempted.Store(1)
+	}
 	p.m.Store(nil)
 	if mutant == retakeCountedAsHandoff {
 		p.stats.handoffs.Add(1)
@@ -525,7 +538,9 @@ func (e *Executor) retake(w *worker, p *proc, s uint32) bool {
 		p.stats.retakes.Add(1)
 	}
 	e.event(EventRetake, p.id, w, 0)
-	w.sm.Load().HandoffP()
+	if s&stateMask != pSyscall || !e.handToWaiter(w, p) {
+		w.sm.Load().HandoffP()
+	}
 	w.lent.Add(-1)
 	return true
 }

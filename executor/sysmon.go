@@ -13,6 +13,9 @@ import (
 // wait past two slices behind a runnext ping-pong. bench's pingpong, with
 // the retake's runnext rule (localGet): 2.4 slices at Slice/4 and 1.9 at
 // Slice/8 (three rounds each), 2.1 at Slice/16 (five rounds: no better).
+// While a P is in pSyscall the sleep is at most max(20µs,
+// SyscallThreshold/2), so that a call past the threshold is seen within
+// about two thresholds of its start however long sysmon had backed off.
 const (
 	sysmonMinDelay = 20 * time.Microsecond
 	sysmonMaxDelay = 10 * time.Millisecond
@@ -20,14 +23,16 @@ const (
 )
 
 // sysmon watches the Ps and takes a P from a task that has held it past the
-// slice while work waits, handing it to another M (retake, handoffp); a
-// blocked task is such a task too, since a task is never preempted. When
+// slice while work waits, or from a Task.Syscall past its threshold,
+// handing it to another M (retake, handoffp); a blocked task is such a task
+// too, since a task is never preempted. When
 // every P is idle it sleeps until an M takes one (sysmonwait). It exits
 // once the executor stops. It mirrors sysmon.
 func (e *Executor) sysmon() {
 	defer e.goroutineExit()
 	idle := 0
 	delay := sysmonMinDelay
+	calls := false // a P was in pSyscall at the last round
 	for {
 		if e.stopped.Load() != 0 {
 			return
@@ -43,8 +48,14 @@ func (e *Executor) sysmon() {
 		case idle > sysmonIdleRuns:
 			delay = min(2*delay, sysmonMaxDelay, max(sysmonMinDelay, e.cfg.Slice/8))
 		}
+		if calls {
+			// A call seen at one round is retaken at the first round a
+			// threshold later: within about two thresholds of its start.
+			delay = min(delay, max(sysmonMinDelay, e.cfg.SyscallThreshold/2))
+		}
 		atomicx.Sleep(delay)
-		if e.retakeAll(atomicx.Nanotime()) > 0 {
+		var n int
+		if n, calls = e.retakeAll(atomicx.Nanotime()); n > 0 {
 			idle = 0
 		} else {
 			idle++
@@ -81,17 +92,31 @@ func (e *Executor) wakeSysmon() {
 // waits for the P (in its own queue, or in the global queue with no P idle
 // to take it), it first asks the holder to end the slice at its next get
 // (p.preempted: preemptone), and a round later, if the slice still has not
-// moved and a task still holds the P, retakes it. It returns how many it
-// took. It mirrors retake.
-func (e *Executor) retakeAll(now int64) int {
-	n := 0
+// moved and a task still holds the P, retakes it. A P in pSyscall has
+// rules of its own (retakeSyscall). It returns how many it took, and
+// whether a P was in pSyscall (sysmon then polls at the threshold's pace).
+// It mirrors retake.
+func (e *Executor) retakeAll(now int64) (n int, calls bool) {
 	for _, p := range e.ps {
 		s := p.status.Load()
+		overrun := false
 		if tick := p.schedtick.Load(); tick != p.seenTick || s == pIdle {
 			p.seenTick, p.seenWhen = tick, now
+		} else {
+			overrun = now-p.seenWhen >= int64(e.cfg.Slice)
+		}
+		if s&stateMask == pSyscall {
+			if mutant == syscallNeverRetaken {
+				continue
+			}
+			if e.retakeSyscall(p, s, now, overrun) {
+				n++
+			} else {
+				calls = true
+			}
 			continue
 		}
-		if now-p.seenWhen < int64(e.cfg.Slice) {
+		if !overrun {
 			continue
 		}
 		if mutant != retakeWhenNothingWaits && p.q.Empty() && (e.global.Empty() || e.sched.NPIdle() != 0) {
@@ -118,5 +143,5 @@ func (e *Executor) retakeAll(now int64) int {
 			n++
 		}
 	}
-	return n
+	return n, calls
 }
