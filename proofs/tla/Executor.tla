@@ -37,16 +37,16 @@ CONSTANTS
     Program,  \* "small" or "long": which task program runs (below)
     Mutant    \* "none" is the real algorithm; any other name breaks one step
 
-\* The broken variants. All but NoRecheck are the Go mutation
+\* The broken variants. Each of the first four is the Go mutation
 \* (executor/mutation.go) of the same name:
 \*   SysmonOff           sysmon never retakes a P
 \*   WaitBlocksP         a Wait inside a task blocks its M, holding its P,
 \*                       instead of helping and handing the P away
-\*   RecheckMissesLocal  the re-check of every queue (Config.Work: the
+\*   RecheckGlobalOnly   the re-check of every queue (Config.Work: the
 \*                       drop-and-recheck and HandoffP) sees only the global
 \*                       queue
-\*   NoRecheck           (the spec only; spinning's DropWithoutRecheck in the
-\*                       composition) DropSpinning parks without re-checking
+\*   NoRecheck           Config.Work answers "no work": DropSpinning parks
+\*                       without re-checking, HandoffP sees no work
 \* and, in the spec only, one per invariant, each breaking it:
 \*   BatchDropsRest      a global batch runs its first task and drops the rest
 \*   StealCopies         a steal from a ring leaves the stolen tasks there
@@ -62,7 +62,7 @@ CONSTANTS
 \*                       spins (wakeIfIdle), never asking for a spinner
 \*   ReadyNoWake         ready puts the waiter's token in a queue and wakes nobody
 \*   GiveUpWithWork      a Wait gives its P up while the P's queue holds tasks
-Mutants == {"none", "SysmonOff", "WaitBlocksP", "RecheckMissesLocal", "NoRecheck",
+Mutants == {"none", "SysmonOff", "WaitBlocksP", "RecheckGlobalOnly", "NoRecheck",
             "BatchDropsRest", "StealCopies", "ResumeKeepsP", "AcquireKeepsIdle",
             "ReleaseLosesP", "ParkOffList", "NoSpawnWake", "NoGlobalSpawnWake",
             "SubmitWakesOnlyIdle", "ReadyNoWake", "GiveUpWithWork"}
@@ -214,10 +214,12 @@ Wakep(s) ==
       ELSE [s EXCEPT !.need = TRUE]
 
 \* Config.Work: does any run queue hold a task? The global queue, and every
-\* P's queue, idle or not (RecheckMissesLocal: the global queue only).
-Work == \/ glob # <<>>
-        \/ /\ Mutant # "RecheckMissesLocal"
-           /\ \E p \in Ps : rnext[p] # NoItem \/ ring[p] # <<>>
+\* P's queue, idle or not (RecheckGlobalOnly: the global queue only;
+\* NoRecheck: none).
+Work == /\ Mutant # "NoRecheck"
+        /\ \/ glob # <<>>
+           \/ /\ Mutant # "RecheckGlobalOnly"
+              /\ \E p \in Ps : rnext[p] # NoItem \/ ring[p] # <<>>
 
 \* HandoffP(p): p leaves its M. Work: start an M on it; no M spinning and
 \* no P idle: start a spinning one; needspinning: the same; else p idles.
