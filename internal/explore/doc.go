@@ -109,6 +109,87 @@
 // tokio-rs/loom#284). Under DPOR and Reduce an execution stands for its
 // class, so counts are per class.
 //
+// # DPOR against DFS: the components' scenarios
+//
+// Executions and wall time of every explore scenario of lfq, runnext,
+// globalq, stealing and spinning (go test -tags schedcheck -short -run
+// TestExplore...), under ModeEnv=bound=2 (DFS, preemption bound 2),
+// =reduce (unbounded DFS with sleep sets) and =dpor. A * marks a search cut
+// at the scenario's MaxExecutions (incomplete). Measured once each on a
+// 2-vCPU machine shared with about seven other jobs (load average 14 to
+// 19), so times are rough, counts exact. Bound 2 is cheapest but covers
+// only two preemptions. Against unbounded DFS with sleep sets, DPOR never
+// runs more executions (as many to 84x fewer), and it completes six
+// scenarios that the sleep sets alone cannot finish within MaxExecutions
+// (lfq-owner-vs-two-thieves: 75862 executions in 22 s against more than
+// 200000; runnext-steal-into-a-queue-being-stolen: 12369 in 1.7 s).
+// The scenarios cut under DPOR too have three threads of long loops; they
+// keep their preemption bound.
+//
+//	scenario                                           DFS bound 2   DFS, sleep sets              DPOR
+//	lfq-owner-vs-thief                                 614 / 0.21s      6039 / 2.36s      3281 / 0.81s
+//	lfq-owner-vs-two-thieves                          5786 / 1.56s  200000* / 41.56s    75862 / 21.78s
+//	lfq-steal-vs-steal                                6386 / 0.97s      7340 / 1.23s       694 / 0.16s
+//	lfq-get-vs-steal-last-item                         129 / 0.01s        47 / 0.00s        18 / 0.02s
+//	lfq-get-vs-steal-two-items                         279 / 0.03s       208 / 0.02s        91 / 0.03s
+//	lfq-drain-and-batch-vs-steal                       386 / 0.05s       295 / 0.06s       126 / 0.03s
+//	lfq-len-vs-owner                                   220 / 0.02s       549 / 0.05s       302 / 0.03s
+//	lfq-wraparound                                     463 / 0.05s       740 / 0.07s       267 / 0.03s
+//	lfq-steal-vs-overflow                          87715 / 179.42s      1517 / 4.09s        18 / 0.03s
+//	lfq-tiny-thief-with-own-items                      264 / 0.03s        63 / 0.00s         8 / 0.00s
+//	lfq-tiny-inconsistent-read-into-half-full          404 / 0.05s       706 / 0.12s       122 / 0.01s
+//	lfq-tiny-steal-from-a-ring-being-stolen-into      2586 / 0.45s       319 / 0.04s         9 / 0.00s
+//	lfq-tiny-get-own-vs-steal-from-it                 1306 / 0.16s       192 / 0.03s        14 / 0.00s
+//	lfq-tiny-putbatch-vs-steal                         181 / 0.02s        33 / 0.01s         6 / 0.00s
+//	lfq-tiny-overflow-vs-steal                         211 / 0.02s        55 / 0.01s        14 / 0.00s
+//	lfq-tiny-overflow-vs-two-thieves                  3258 / 0.45s      1640 / 0.26s       108 / 0.01s
+//	lfq-tiny-wraparound                                415 / 0.04s       155 / 0.03s        25 / 0.00s
+//	lfq-two-slots-overflow-vs-steal                    144 / 0.02s        49 / 0.01s        13 / 0.00s
+//	runnext-take-vs-steal                              116 / 0.04s       130 / 0.10s        31 / 0.01s
+//	runnext-take-vs-two-thieves                       7672 / 1.85s  200000* / 61.13s  200000* / 45.52s
+//	runnext-displace-vs-steal                          502 / 0.06s     13558 / 2.94s      4164 / 0.64s
+//	runnext-put-take-vs-last-pass                      604 / 0.09s     17165 / 4.24s      4639 / 0.82s
+//	runnext-put-take-vs-first-passes                   924 / 0.15s  200000* / 53.09s    76217 / 14.29s
+//	runnext-thief-waits-delay                          151 / 0.02s       101 / 0.01s        21 / 0.00s
+//	runnext-owner-takes-within-delay                   309 / 0.05s      9914 / 1.50s      2879 / 0.29s
+//	runnext-replace-during-wait                          1 / 0.00s         1 / 0.00s         1 / 0.00s
+//	runnext-aba-same-pointer-reput                       1 / 0.00s         1 / 0.00s         1 / 0.00s
+//	runnext-aba-reput-as-thief-wakes                   394 / 0.05s     24204 / 7.86s      7661 / 1.13s
+//	runnext-replace-as-thief-wakes                     448 / 0.07s    47696 / 12.78s     25438 / 4.42s
+//	runnext-two-thieves-vs-putnext-get-delay         12296 / 2.84s  200000* / 58.67s  200000* / 42.45s
+//	runnext-empty-vs-putnext-get                       191 / 0.03s       575 / 0.07s       293 / 0.02s
+//	runnext-empty-vs-drain                             215 / 0.05s      1791 / 0.32s      1052 / 0.11s
+//	runnext-steal-nothing-vs-putnext-get               502 / 0.30s     13558 / 4.75s      4164 / 0.56s
+//	runnext-drain-vs-steal                             475 / 0.13s      1941 / 0.61s       570 / 0.06s
+//	runnext-no-delay-displace-vs-steal-and-empty      9198 / 2.84s  200000* / 43.25s  200000* / 36.88s
+//	runnext-thief-with-own-tasks                      1889 / 0.71s  200000* / 65.57s   160203 / 40.18s
+//	runnext-steal-into-a-queue-being-stolen           7962 / 1.92s  200000* / 48.93s     12369 / 1.66s
+//	globalq-putbatch-vs-getbatch                       150 / 0.08s       699 / 0.17s       484 / 0.06s
+//	globalq-put-vs-get-last-item                       774 / 0.07s      1695 / 0.47s      1075 / 0.09s
+//	globalq-len-reader-vs-writer                       358 / 0.04s     33839 / 6.37s     20731 / 2.03s
+//	globalq-two-consumers-batches                     1808 / 0.21s    88369 / 23.99s     53565 / 5.28s
+//	globalq-two-producers-and-a-reader                2010 / 0.22s  200000* / 25.48s   181935 / 16.91s
+//	globalq-empty-fast-path-vs-put                     113 / 0.02s       473 / 0.03s       305 / 0.03s
+//	globalq-putbatch-vs-getbatch-vs-readers           1963 / 0.26s  200000* / 23.91s  200000* / 22.23s
+//	globalq-every-operation                           4013 / 0.98s  200000* / 28.06s  200000* / 26.04s
+//	stealing-two-thieves-split-the-ring              13528 / 2.41s    55629 / 17.20s      2866 / 0.92s
+//	stealing-last-pass-runnext-vs-owner             86680 / 51.86s      1887 / 0.88s        33 / 0.02s
+//	stealing-last-pass-runnext-waits-delay            6812 / 2.14s      1132 / 0.29s       100 / 0.03s
+//	stealing-delay-vs-spawn                           1537 / 0.41s       418 / 0.11s       139 / 0.02s
+//	stealing-spawn-vs-two-thieves                    21284 / 8.31s    47987 / 21.09s      7502 / 2.32s
+//	stealing-idle-P-skipped                            273 / 0.04s        51 / 0.01s        14 / 0.00s
+//	spinning-submit-wakes-parked                      1992 / 0.34s       335 / 0.11s        89 / 0.03s
+//	spinning-submit-two                               4097 / 0.98s  100000* / 48.41s  100000* / 17.70s
+//	spinning-two-submitters                         58282 / 14.53s  100000* / 41.80s  100000* / 25.17s
+//	spinning-drop-vs-submit                           6145 / 1.05s  100000* / 45.36s    35549 / 12.49s
+//	spinning-drop-vs-two-submitters               100000* / 33.85s  100000* / 42.17s  100000* / 27.84s
+//	spinning-last-spinner-wakes                       3353 / 0.99s  100000* / 39.82s  100000* / 34.99s
+//	spinning-needspinning                             1070 / 0.24s       246 / 0.03s        45 / 0.00s
+//	spinning-handoff-vs-submit                       23760 / 5.26s  100000* / 28.90s  100000* / 27.03s
+//	spinning-handoff-vs-wakep                         8003 / 2.09s  100000* / 36.90s  100000* / 30.73s
+//	spinning-respin-vs-wakep                        43613 / 12.10s  100000* / 48.31s  100000* / 23.24s
+//	spinning-acquire-vs-drop                      100000* / 40.48s  100000* / 33.10s  100000* / 28.51s
+//
 // # Long mode and bound 3
 //
 // Long reports long mode: go test without -short, as the stress tests read
