@@ -216,6 +216,44 @@ var exploreCases = []exploreCase{
 			}
 		},
 	},
+	{
+		// A task's Syscall blocks (on a note) until a task queued behind
+		// it on the only P has run: sysmon must retake the P in pSyscall
+		// after the threshold (20µs), long before the slice.
+		name: "syscall-retake", procs: 1, extraM: 1, sysmon: true, slice: time.Second, tasks: 2,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			var n atomicx.Note
+			explore.Name(&n, "released")
+			_ = e.Go(func(t Task) {
+				_ = t.Syscall(n.Sleep)
+				ran[0].Add(1)
+			})
+			_ = e.Go(func(Task) {
+				ran[1].Add(1)
+				n.Wakeup()
+			})
+		},
+	},
+	{
+		// A call that returns as its P is retaken: the submitting thread
+		// plays sysmon (two rounds of retakeAll a threshold apart, with a
+		// task queued) while the call returns, so the return's CAS and the
+		// retake race both ways; the task goes on once, on one P.
+		name: "syscall-vs-retake", procs: 1, extraM: 1, tasks: 2,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			var in atomicx.Note
+			explore.Name(&in, "inCall")
+			_ = e.Go(func(t Task) {
+				_ = t.Syscall(in.Wakeup)
+				ran[0].Add(1)
+			})
+			_ = e.Go(count(ran, 1))
+			in.Sleep()
+			now := atomicx.Nanotime()
+			e.retakeAll(now)
+			e.retakeAll(now + int64(e.cfg.SyscallThreshold))
+		},
+	},
 }
 
 func groupWait(e *Executor, ran []atomicx.Int32) {

@@ -81,6 +81,11 @@ var killConfig = killmatrix.Config{
 		{Name: "blockprocs", Deterministic: true, Run: bubbles(blockingRespectsProcs(1), blockingRespectsProcs(2))},
 		{Name: "overload", Deterministic: true, Run: bubbles(overloadWaiterWoken)},
 		{Name: "overload2", Deterministic: true, Run: bubbles(overloadBatchAndGroupWoken)},
+		{Name: "syscall", Deterministic: true, Run: bubbles(syscallRetaken(1), syscallRetaken(2))},
+		{Name: "syscall2", Deterministic: true, Run: bubbles(syscallRespectsProcs(1), syscallRespectsProcs(2))},
+		{Name: "syscallms", Deterministic: true, Run: bubbles(syscallMixed(1), syscallMixed(2))},
+		{Name: "syscallshort", Deterministic: true, Run: bubbles(syscallShort(1), syscallShort(2))},
+		{Name: "syscallclose", Deterministic: true, Run: bubbles(syscallShutdown, syscallClose(1), syscallClose(2), syscallNesting)},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer},
 		{Name: "stress", Run: killByStress},
 		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)
