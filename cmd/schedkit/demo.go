@@ -25,12 +25,14 @@ import (
 	"github.com/schedkit/schedkit/metrics/prom"
 )
 
-const demoUsage = `usage: schedkit demo [-dir PATH] [-procs N] [-trace FILE] [-files N] [-quiet] [-prom]
+const demoUsage = `usage: schedkit demo [-dir PATH] [-procs N] [-trace FILE] [-files N] [-blocking] [-quiet] [-prom]
 
 Hashes a directory tree in parallel on the executor: a task per directory
 and per file, a group per directory whose Wait runs its children while it
-waits, every read inside Task.Blocking (the P is handed off while the file
-is read). Prints the files, bytes and a digest of the whole tree (SHA-256
+waits, every read inside Task.Syscall (the P stays with a read that returns
+within 20µs, and sysmon hands it off from one that takes longer while work
+waits), or with -blocking inside Task.Blocking (the P is handed off before
+every read). Prints the files, bytes and a digest of the whole tree (SHA-256
 of each directory's sorted entries, the same on every run for the same
 tree), then the per-P stats. Without -dir it generates a tree of -files
 small files in a temporary directory and removes it afterwards.`
@@ -51,14 +53,25 @@ type demoStats struct {
 // contents. Entries that are neither (symlinks, devices) are skipped.
 type treeHasher struct {
 	stats demoStats
+	// blocking reads with Task.Blocking (the pessimistic path) instead of
+	// Task.Syscall.
+	blocking bool
 }
 
-// dir hashes the directory at path: its listing in Blocking, then a task
+// read runs a read on t's behalf: in Syscall, or Blocking if h.blocking.
+func (h *treeHasher) read(t executor.Task, f func()) error {
+	if h.blocking {
+		return t.Blocking(f)
+	}
+	return t.Syscall(f)
+}
+
+// dir hashes the directory at path: its listing in read, then a task
 // per entry in a group of its own.
 func (h *treeHasher) dir(t executor.Task, path string) ([32]byte, error) {
 	var ents []os.DirEntry
 	var err error
-	if berr := t.Blocking(func() { ents, err = os.ReadDir(path) }); berr != nil {
+	if berr := h.read(t, func() { ents, err = os.ReadDir(path) }); berr != nil {
 		return [32]byte{}, berr
 	}
 	if err != nil {
@@ -99,12 +112,12 @@ func (h *treeHasher) dir(t executor.Task, path string) ([32]byte, error) {
 	return sum, nil
 }
 
-// file hashes one file, read inside Blocking.
+// file hashes one file, inside read.
 func (h *treeHasher) file(t executor.Task, path string) ([32]byte, error) {
 	var sum [32]byte
 	var n int64
 	var err error
-	berr := t.Blocking(func() {
+	berr := h.read(t, func() {
 		f, oerr := os.Open(path)
 		if oerr != nil {
 			err = oerr
@@ -166,6 +179,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	procs := fs.Int("procs", 0, "Ps of the executor (0: GOMAXPROCS)")
 	traceFile := fs.String("trace", "", "write a runtime/trace of the run to this file (`go tool trace FILE`)")
 	files := fs.Int("files", 3000, "without -dir: how many files the generated tree has")
+	blocking := fs.Bool("blocking", false, "read with Task.Blocking (hand the P off before every read) instead of Task.Syscall")
 	quiet := fs.Bool("quiet", false, "no progress bar (it is off anyway when stderr is not a terminal)")
 	promText := fs.Bool("prom", false, "at the end, print the Prometheus text a scrape of metrics/prom's collector returns")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
@@ -221,7 +235,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		}
 		return fail("%v", err)
 	}
-	h := &treeHasher{}
+	h := &treeHasher{blocking: *blocking}
 	total := int64(-1) // unknown: a spinner
 	if generated {
 		total = int64(*files)
@@ -256,8 +270,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "demo: %d tasks on %d Ps and %d Ms in %v; latency from outside p50 %v p99 %v max %v\n\n",
 		s.Total.Tasks, len(s.Procs), s.Ms, elapsed.Round(time.Millisecond), s.Latency.P50, s.Latency.P99, s.Latency.Max)
 	printProcTable(stdout, s)
-	fmt.Fprintln(stdout, "(RING and GLOBAL count takes from those queues, a task's resume after Blocking included;\n"+
-		" HANDOFFS: Ps given away, mostly by Blocking; Ms: worker goroutines made, one per P handed off while none idled)")
+	fmt.Fprintln(stdout, "(RING and GLOBAL count takes from those queues, a task's resume after a read included;\n"+
+		" HANDOFFS: Ps given away, by Blocking (-blocking) or a Wait; RETAKES: Ps sysmon took, mostly from reads in\n"+
+		" Syscall past 20µs; Ms: worker goroutines made, one per P handed off while no M idled)")
 	if *promText {
 		fmt.Fprintln(stdout, "\ndemo: the Prometheus scrape (metrics/prom):")
 		if err := writeProm(stdout, e); err != nil {

@@ -77,9 +77,9 @@ func demoDigest(t *testing.T, args ...string) (digest, out string) {
 func TestDemoDigestIsTheSequentialHash(t *testing.T) {
 	root := smallTree(t)
 	want, files := seqDigest(t, root)
-	for _, procs := range []string{"1", "2", "4"} {
-		got, out := demoDigest(t, "-dir", root, "-procs", procs, "-quiet")
-		assert.Equal(t, hex.EncodeToString(want[:]), got, "procs %s", procs)
+	for _, args := range [][]string{{"-procs", "1"}, {"-procs", "2"}, {"-procs", "4"}, {"-procs", "2", "-blocking"}} {
+		got, out := demoDigest(t, append([]string{"-dir", root, "-quiet"}, args...)...)
+		assert.Equal(t, hex.EncodeToString(want[:]), got, "%v", args)
 		assert.Contains(t, out, "demo: hashed "+root+": 97 files,")
 		assert.Contains(t, out, "(1 entries skipped")
 		assert.Regexp(t, `(?m)^\s+all\s+\d+`, out, "the per-P table has a total row")
