@@ -28,7 +28,44 @@ var killConfig = killmatrix.Config{
 	TLADir:    "../proofs/tla",
 	Mutations: executor.Mutations(),
 	Set:       executor.SetMutation,
-	Timeout:   90 * time.Second,
+	// A cell's time limit only tells a hung mutant from a slow cell, so it
+	// is generous: the explorer's cell takes about 40 s of CPU and ran past
+	// 90 s on a loaded machine, a false alarm on the real code.
+	Timeout: 5 * time.Minute,
+	// The checkers that catch each mutant, tried first under -short (the
+	// verdict still needs two deterministic kills): a mutant costs two
+	// cells instead of every column before its killers (the executor's
+	// matrix took 299 s under -short at a load average of 12 before).
+	Killers: map[string][]string{
+		"SysmonOff":                  {"hog", "blockers"},
+		"WaitBlocksP":                {"helps", "forkjoin"},
+		"NoRecheck":                  {"lostwake", "lostwake2"},
+		"NoFairnessTick":             {"fairburst", "fairtree"},
+		"NoRecordReuse":              {"allocs", "chain"},
+		"SpawnIgnoresOwnership":      {"retaken", "retaken2"},
+		"HelpOthersFirst":            {"ownfirst", "nesting"},
+		"TakeIgnoresClaim":           {"ownfirst", "forkjoin"},
+		"LazyCtxMissesError":         {"groupctx", "explorer"},
+		"RecycleEarly":               {"ownfirst", "forkjoin"},
+		"NoHelpCap":                  {"helpcap", "helpcap2"},
+		"NoYield":                    {"yield", "yield2"},
+		"PreemptKeepsNext":           {"preempt", "preempt2"},
+		"NoSpawnWake":                {"wake-spawn", "wake-spawng"},
+		"NoGlobalSpawnWake":          {"wake-global", "wake-retake"},
+		"SubmitWakesOnlyIdle":        {"needspin", "needspin2"},
+		"RecheckGlobalOnly":          {"recheck", "recheck2"},
+		"FairnessEvery62":            {"fair61", "fair61chain"},
+		"SubmitChecksBeforeInflight": {"closerace", "closerace2"},
+		"BlockingKeepsNoP":           {"blockrunnext", "blockprocs"},
+		"RetakeCountedAsHandoff":     {"counters", "counters2"},
+		"UnparkOnOldP":               {"counters", "counters2"},
+		"WokenSpinUncounted":         {"counters", "counters2"},
+		"WaitEarly":                  {"groupdone", "groupdone2"},
+		"RetakeWhenNothingWaits":     {"alone", "alone2"},
+		"GoexitUnwindsWaiter":        {"goexit", "goexit2"},
+		"BoundNotReleased":           {"overload", "overload2"},
+		"FullWakesNobody":            {"overload", "overload2"},
+	},
 	Checkers: []killmatrix.Checker{
 		{Name: "blockers", Deterministic: true, Run: bubbles(blockersPlusQueued(1, false), blockersPlusQueued(2, false))},
 		{Name: "hog", Deterministic: true, Run: bubbles(hogPlusQueued, pingPongPlusQueued)},
@@ -51,6 +88,9 @@ var killConfig = killmatrix.Config{
 		{Name: "fairtree", Deterministic: true, Run: bubbles(fairnessTree)},
 		{Name: "allocs", Deterministic: true, Run: localSpawnAllocs},
 		{Name: "chain", Deterministic: true, Run: chainAllocs},
+		{Name: "outallocs", Deterministic: true, Run: outsideAllocs},
+		{Name: "reuse", Deterministic: true, Run: bubbles(recordsReused(1), recordsReused(2))},
+		{Name: "freelists", Deterministic: true, Run: bubbles(freeListsClean(1), freeListsClean(2))},
 		{Name: "retaken", Deterministic: true, Run: bubbles(spawnAfterRetake(false))},
 		{Name: "retaken2", Deterministic: true, Run: bubbles(spawnAfterRetake(true))},
 		{Name: "counters", Deterministic: true, Run: bubbles(countersOneGo, countersUnparkElsewhere(2, false), countersRetake(1))},

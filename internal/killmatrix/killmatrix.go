@@ -29,6 +29,7 @@
 //	a crash or a hang in a cell catches the mutant          TestRunCountsACrashAsCaught, TestRunCountsAHangAsCaught
 //	any checker failing the real code fails the matrix      TestRunFailsAFalseAlarmOnTheRealCode
 //	-short stops at two kills and still judges the bar      TestShortStopsAtTheKillsTheBarNeeds
+//	-short tries a mutant's expected killers first          TestShortTriesTheExpectedKillersFirst
 //	ByExplorer: n/a without the explorer, else its verdict  TestByExplorerRunsOnlyWithTheExplorer
 //	ByModel: a refuted property kills, first line as why    TestByModelCatchesAFailingProperty
 //	ModelCatch: caught for the expected reason, or an error TestModelCatchWantsTheReason
@@ -80,6 +81,13 @@ type Config struct {
 	Set       func(name string) (restore func(), err error) // selects one ("none": the real code)
 	Checkers  []Checker
 	Timeout   time.Duration // per cell; default 40s; longer counts as hung
+
+	// Killers names, per mutation, the checkers expected to catch it.
+	// Under -short they are tried first, so a mutant usually costs two
+	// cells instead of every column before its killers; the verdict is the
+	// same (two deterministic kills, the rest tried in order if an
+	// expected killer misses). The full table ignores it.
+	Killers map[string][]string
 }
 
 // FullEnv set to 1 makes Run fill the whole table even under -short.
@@ -185,7 +193,11 @@ func Run(t testing.TB, cfg Config) {
 			}
 		}
 		caught := 0
-		for _, c := range cfg.Checkers {
+		order := cfg.Checkers
+		if short {
+			order = tryOrder(t, cfg, mutation)
+		}
+		for _, c := range order {
 			if short && (!c.Deterministic || (mutation != "none" && caught >= minKills)) {
 				verdicts[c.Name] = Spared
 				continue
@@ -222,6 +234,33 @@ func Run(t testing.TB, cfg Config) {
 		}
 	}
 	t.Logf("%s kill matrix: %d mutants\n%s", cfg.Component, len(cfg.Mutations), b.String())
+}
+
+// tryOrder is the order -short tries the checkers in for mutation: its
+// expected killers (Config.Killers) first, then the rest as listed.
+func tryOrder(t testing.TB, cfg Config, mutation string) []Checker {
+	var first, rest []Checker
+	want := map[string]bool{}
+	for _, name := range cfg.Killers[mutation] {
+		want[name] = true
+	}
+	for _, name := range cfg.Killers[mutation] {
+		found := false
+		for _, c := range cfg.Checkers {
+			if c.Name == name {
+				first, found = append(first, c), true
+			}
+		}
+		if !found {
+			t.Errorf("%s kill matrix: Killers[%s] names no checker %q", cfg.Component, mutation, name)
+		}
+	}
+	for _, c := range cfg.Checkers {
+		if !want[c.Name] {
+			rest = append(rest, c)
+		}
+	}
+	return append(first, rest...)
 }
 
 func runCell(t testing.TB, cfg Config, mutation, checker string) (Verdict, string) {

@@ -41,6 +41,7 @@ func cfg(mutations ...string) killmatrix.Config {
 		Set:       set,
 		Checkers: []killmatrix.Checker{
 			{Name: "a", Deterministic: true, Run: func(*testing.T) error {
+				logCell("a")
 				switch current {
 				case "crash":
 					panic("harness broke")
@@ -55,6 +56,7 @@ func cfg(mutations ...string) killmatrix.Config {
 				return nil
 			}},
 			{Name: "b", Deterministic: true, Run: func(*testing.T) error {
+				logCell("b")
 				if current == "strong" {
 					return errors.New("b saw it")
 				}
@@ -75,6 +77,18 @@ func cfg(mutations ...string) killmatrix.Config {
 				return nil
 			}},
 		},
+	}
+}
+
+// logCell appends a deterministic checker's name to the file named by
+// FAKE_KILLMATRIX_LOG, if set, so a test can see the order cells ran in.
+func logCell(name string) {
+	if p := os.Getenv("FAKE_KILLMATRIX_LOG"); p != "" {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%s/%s\n", current, name)
+			f.Close()
+		}
 	}
 }
 
@@ -215,4 +229,28 @@ func TestShortStopsAtTheKillsTheBarNeeds(t *testing.T) {
 	assert.Contains(t, strings.Join(rec.errs, ""), "mutation weak caught by 1 deterministic checkers")
 	assert.Regexp(t, `strong\s+-\s+killed\s+killed\s+-\s+-\s+2 \(2\)`, matrix)
 	assert.Regexp(t, `none\s+-\s+survived\s+survived\s+-\s+-\s+0 \(0\)`, matrix)
+}
+
+// Under -short a mutant's expected killers (Config.Killers) run before the
+// other columns; the real code still meets every deterministic checker in
+// order, and a name that is no checker is an error.
+func TestShortTriesTheExpectedKillersFirst(t *testing.T) {
+	if !testing.Short() {
+		t.Skip("-short mode only")
+	}
+	log := filepath.Join(t.TempDir(), "cells")
+	t.Setenv("FAKE_KILLMATRIX_LOG", log)
+	c := cfg("strong")
+	c.Killers = map[string][]string{"strong": {"b", "a"}}
+	rec := &recorder{TB: t}
+	killmatrix.Run(rec, c)
+	assert.Empty(t, rec.errs)
+	got, err := os.ReadFile(log)
+	assert.NoError(t, err)
+	assert.Equal(t, "none/a\nnone/b\nstrong/b\nstrong/a\n", string(got))
+
+	c.Killers = map[string][]string{"strong": {"nosuch"}}
+	rec = &recorder{TB: t}
+	killmatrix.Run(rec, c)
+	assert.Contains(t, strings.Join(rec.errs, ""), `Killers[strong] names no checker "nosuch"`)
 }
