@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/schedkit/schedkit/executor"
 )
@@ -86,4 +87,54 @@ func BenchmarkGoStatement(b *testing.B) {
 		go wg.Done()
 	}
 	wg.Wait()
+}
+
+// BenchmarkSyscallShort and BenchmarkBlockingShort: one task makes b.N
+// calls of 1µs (a spin) through Task.Syscall, the optimistic path (the P
+// stays with the call), or Task.Blocking, the pessimistic one (a handoff
+// before each call, a P taken back after); BenchmarkDirectShort calls it
+// plainly, the floor. ns/call, the Ms made beyond the Ps, and the Ps
+// handed off (retakes and handoffs) per call.
+func BenchmarkSyscallShort(b *testing.B) { shortCalls(b, "syscall") }
+
+func BenchmarkBlockingShort(b *testing.B) { shortCalls(b, "blocking") }
+
+func BenchmarkDirectShort(b *testing.B) { shortCalls(b, "direct") }
+
+func shortCalls(b *testing.B, how string) {
+	e, err := executor.New(executor.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for e.Stats().Total.Parks < uint64(e.Procs()) {
+		time.Sleep(100 * time.Microsecond) // a submit before the Ms park makes one more
+	}
+	call := func() {
+		for start := time.Now(); time.Since(start) < time.Microsecond; {
+		}
+	}
+	done := make(chan struct{})
+	b.ReportAllocs()
+	b.ResetTimer()
+	_ = e.Go(func(t executor.Task) {
+		defer close(done)
+		for range b.N {
+			switch how {
+			case "syscall":
+				_ = t.Syscall(call)
+			case "blocking":
+				_ = t.Blocking(call)
+			default:
+				call()
+			}
+		}
+	})
+	<-done
+	b.StopTimer()
+	if err := e.Close(); err != nil {
+		b.Fatal(err)
+	}
+	s := e.Stats()
+	b.ReportMetric(float64(s.Ms-len(s.Procs)), "Ms")
+	b.ReportMetric(float64(s.Total.Retakes+s.Total.Handoffs)/float64(b.N), "handoffs/call")
 }
