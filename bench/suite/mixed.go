@@ -53,6 +53,18 @@ type mixedRound struct {
 	slots []mixedSlot
 	wg    sync.WaitGroup
 	errs  ppErr
+	// blocked counts the calls blocked now and most the largest count
+	// seen, for schedkit's Ms made against the calls blocked at once.
+	blocked, most atomic.Int64
+}
+
+// nap is mixedNap counted in blocked and most.
+func (r *mixedRound) nap() {
+	b := r.blocked.Add(1)
+	for m := r.most.Load(); b > m && !r.most.CompareAndSwap(m, b); m = r.most.Load() {
+	}
+	mixedNap()
+	r.blocked.Add(-1)
 }
 
 // compute is task i's arithmetic; blocks says whether it also blocks.
@@ -113,17 +125,33 @@ func mixedBench(open func(b *testing.B, r *mixedRound, n int) (mixedRun, func())
 	}
 }
 
+// How schedkit's blocking tasks block.
+const (
+	mixedBlocking = iota // Task.Blocking: the P handed off before the call
+	mixedSyscall         // Task.Syscall: the P kept, retaken by sysmon after 20µs
+	mixedNoBlock         // no blocking at all
+)
+
 // mixedSchedkit submits the tasks in one GoBatch; a blocking task sleeps
-// inside Task.Blocking, or not at all if noblock.
-func mixedSchedkit(noblock bool) func(*testing.B, *mixedRound, int) (mixedRun, func()) {
+// inside Task.Blocking or Task.Syscall, or not at all (how). It reports
+// the Ms made beyond the Ps (Ms) and the most calls blocked at once
+// (blocked), over the whole benchmark.
+func mixedSchedkit(how int) func(*testing.B, *mixedRound, int) (mixedRun, func()) {
 	return func(b *testing.B, r *mixedRound, n int) (mixedRun, func()) {
 		e := NewExecutor(b, executor.Config{})
+		nap := r.nap // one method value, not one per call
 		fs := make([]func(executor.Task), n)
 		for i := range fs {
 			fs[i] = func(t executor.Task) {
 				r.compute(i)
-				if !noblock && r.blocks(i) {
-					if err := t.Blocking(mixedNap); err != nil {
+				if how != mixedNoBlock && r.blocks(i) {
+					var err error
+					if how == mixedSyscall {
+						err = t.Syscall(nap)
+					} else {
+						err = t.Blocking(nap)
+					}
+					if err != nil {
 						r.errs.set(err)
 					}
 				}
@@ -131,10 +159,14 @@ func mixedSchedkit(noblock bool) func(*testing.B, *mixedRound, int) (mixedRun, f
 			}
 		}
 		return func(k int) {
-			if err := e.GoBatch(fs[:k]); err != nil {
-				b.Fatal(err)
+				if err := e.GoBatch(fs[:k]); err != nil {
+					b.Fatal(err)
+				}
+			}, func() {
+				s := e.Stats()
+				b.ReportMetric(float64(s.Ms-len(s.Procs)), "Ms")
+				b.ReportMetric(float64(r.most.Load()), "blocked")
 			}
-		}, func() {}
 	}
 }
 
@@ -187,7 +219,11 @@ func init() {
 			"µs of arithmetic, and every tenth then blocks for 1ms (time.Sleep). ns/task is the op's wall time "+
 			"per task. schedkit: one GoBatch; a blocking task sleeps inside Task.Blocking, which hands its P to "+
 			"another M (entersyscallblock, handoffp), so the other tasks keep every P busy, and takes a P back "+
-			"after. schedkit-noblock: the same tasks with no blocking at all, the reference of the target. "+
+			"after. schedkit-syscall: the same in Task.Syscall, the optimistic path: the P stays with the call and "+
+			"sysmon hands it off once the call has lasted 20µs with work waiting (the runtime's retake of a "+
+			"_Psyscall P); a task back from its call takes the next P retaken from a call. The schedkit rows "+
+			"report Ms, the Ms made beyond the Ps, and blocked, the most calls blocked at once. "+
+			"schedkit-noblock: the same tasks with no blocking at all, the reference of the target. "+
 			"Target: schedkit's throughput within 20%% of schedkit-noblock's (its ns/task at most 1.2x), i.e. "+
 			"the arithmetic runs at full speed with the sleeps overlapped, since a sleeping task holds no P. "+
 			"An op holds 15-25ms of arithmetic per P, so the last sleeper's 1ms, which nothing can overlap, "+
@@ -196,8 +232,9 @@ func init() {
 			"chanpool (buffered 256): GOMAXPROCS workers, one submit per task, a blocking task sleeping on its "+
 			"worker, so the pool's CPUs idle while its workers sleep: what handoff avoids.", 6000, 400),
 		Impls: []Impl{
-			{"schedkit", mixedBench(mixedSchedkit(false))},
-			{"schedkit-noblock", mixedBench(mixedSchedkit(true))},
+			{"schedkit", mixedBench(mixedSchedkit(mixedBlocking))},
+			{"schedkit-syscall", mixedBench(mixedSchedkit(mixedSyscall))},
+			{"schedkit-noblock", mixedBench(mixedSchedkit(mixedNoBlock))},
 			{"go", mixedBench(mixedPeer(func(*testing.B) (func(func()) error, func() error) {
 				return func(f func()) error { go f(); return nil }, nil
 			}, func() {}))},
