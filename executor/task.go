@@ -153,6 +153,11 @@ func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Grou
 // or waits in the global queue for one, before it goes on. It mirrors
 // entersyscallblock (handoffp at once) and exitsyscall.
 //
+// Blocking is the pessimistic path, for a call known to block for long:
+// it costs a handoff (and, with no M idle, a new M) however short the
+// call. For a call that usually returns soon use Syscall, which keeps the
+// P unless the call outlasts Config.SyscallThreshold while work waits.
+//
 // A panic in f propagates to the task. Blocking returns ErrNotInTask,
 // without running f, if t is not running. It panics if f is nil.
 func (t Task) Blocking(f func()) error {
