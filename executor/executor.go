@@ -22,6 +22,7 @@ type Executor struct {
 	ps     []*proc
 
 	global  globalq.Queue[task]
+	gfree   gfreeList // free task records (sched.gFree; gfree.go)
 	sched   *spinning.Sched
 	idle    *stealing.IdleMask
 	stealer *stealing.Stealer[*proc, task] // *proc's StealHalf notes the victim (trace.go)
@@ -172,7 +173,9 @@ func (e *Executor) Go(f func(Task)) error {
 	if f == nil {
 		panic("executor: Executor.Go called with a nil func")
 	}
-	return e.submit(context.Background(), &task{fn: f}, nil)
+	t := e.record()
+	t.fn = f
+	return e.submit(context.Background(), t, nil)
 }
 
 // GoContext is Go that waits for room under Config.MaxQueued only until
@@ -193,7 +196,9 @@ func (e *Executor) GoContext(ctx context.Context, f func(Task)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return e.submit(ctx, &task{fn: f}, nil)
+	t := e.record()
+	t.fn = f
+	return e.submit(ctx, t, nil)
 }
 
 // TryGo is Go that never waits: with Config.MaxQueued outside tasks queued
@@ -206,11 +211,14 @@ func (e *Executor) TryGo(f func(Task)) error {
 	if f == nil {
 		panic("executor: Executor.TryGo called with a nil func")
 	}
-	return e.submit(nil, &task{fn: f}, nil)
+	t := e.record()
+	t.fn = f
+	return e.submit(nil, t, nil)
 }
 
 // GoBatch submits every func of fs under one lock of the global queue, with
-// one allocation for their records, and wakes an M; the Ms that find work
+// records from the free list (one lock) and at most one allocation for the
+// rest, and wakes an M; the Ms that find work
 // wake others (resetspinning's chain), as injectglist starts Ms for a batch.
 // It returns ErrClosed, having submitted nothing, once Close or Shutdown
 // has begun. It panics, having submitted nothing, if any func is nil.
@@ -231,17 +239,26 @@ func (e *Executor) GoBatch(fs []func(Task)) error {
 	if e.maxQueued != 0 && int64(len(fs)) > e.maxQueued {
 		return fmt.Errorf("%w: %d funcs, Config.MaxQueued is %d", ErrBatchTooLarge, len(fs), e.maxQueued)
 	}
-	recs := make([]task, len(fs))
-	ts := make([]*task, len(fs))
+	var buf [batchOnStack]*task
+	ts := buf[:0]
+	if len(fs) > len(buf) {
+		ts = make([]*task, 0, len(fs))
+	}
+	ts = ts[:len(fs)]
+	e.records(ts)
 	for i, f := range fs {
-		recs[i].fn = f
-		ts[i] = &recs[i]
+		ts[i].fn = f
 	}
 	return e.submit(context.Background(), nil, ts)
 }
 
+// batchOnStack is the largest GoBatch whose slice of records needs no
+// allocation.
+const batchOnStack = 64
+
 // submit publishes t (or the batch ts) to the global queue from outside any
-// P, stamping the submit time for the latency histogram. Under
+// P, stamping the submit time for the latency histogram. A refused submit
+// returns its records, which nothing else holds, to the free list. Under
 // Config.MaxQueued it first takes room for them (admit), waiting until ctx
 // ends, or not at all if ctx is nil (TryGo); without a bound that costs
 // one predictable branch. The bound is checked here and nowhere else:
@@ -253,11 +270,13 @@ func (e *Executor) submit(ctx context.Context, t *task, ts []*task) error {
 	e.inflight.Add(1)
 	if e.closing.Load() != 0 && mutant != submitChecksBeforeInflight {
 		e.leave()
+		e.unrecord(t, ts)
 		return ErrClosed
 	}
 	if e.maxQueued != 0 {
 		if err := e.admit(ctx, t, ts); err != nil {
 			e.leave()
+			e.unrecord(t, ts)
 			return err
 		}
 	}
@@ -284,6 +303,14 @@ func (e *Executor) submit(ctx context.Context, t *task, ts []*task) error {
 	}
 	e.leave()
 	return nil
+}
+
+// unrecord gives the records of a refused submit back to the free list.
+func (e *Executor) unrecord(t *task, ts []*task) {
+	if t != nil {
+		e.gfree.put(t)
+	}
+	e.gfree.putAll(ts)
 }
 
 // admit takes room under Config.MaxQueued for t (or the batch ts), which
@@ -672,14 +699,17 @@ func (e *Executor) drainStopped() {
 			continue
 		}
 		if !t.take() {
-			continue // run inline by its group's Wait
+			e.release(nil, t) // run inline by its group's Wait
+			continue
 		}
-		if t.bound {
+		g, bound := t.g, t.bound
+		e.release(nil, t)
+		if bound {
 			e.unqueue(1)
 		}
 		e.dropped.Add(1)
-		if t.g != nil {
-			t.g.finish(ErrAbandoned, nil)
+		if g != nil {
+			g.finish(ErrAbandoned, nil)
 		}
 	}
 }

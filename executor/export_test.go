@@ -23,3 +23,14 @@ const YieldEvery = yieldEvery
 // RoomWaiters is the number of submitters waiting for room under
 // Config.MaxQueued.
 func (e *Executor) RoomWaiters() int { return int(e.nwait.Load()) }
+
+// CheckFreeLists reports a record on a free list that is not zeroed or is
+// on a list twice (gfree.go). Call it only after Close.
+func (e *Executor) CheckFreeLists() error { return e.checkFreeLists() }
+
+// GlobalFree returns the global free list's length and the records it has
+// handed out, taken in and dropped at its cap.
+func (e *Executor) GlobalFree() (size int, taken, added, dropped uint64) { return e.gfreeStats() }
+
+// MaxGFree bounds a P's free task records (gfree.go).
+const MaxGFree = maxGFree

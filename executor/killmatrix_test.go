@@ -65,6 +65,8 @@ var killConfig = killmatrix.Config{
 		"GoexitUnwindsWaiter":        {"goexit", "goexit2"},
 		"BoundNotReleased":           {"overload", "overload2"},
 		"FullWakesNobody":            {"overload", "overload2"},
+		"GlobalFreeNoZero":           {"reuse", "freelists"},
+		"SpillKeepsLocal":            {"reuse", "freelists"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "blockers", Deterministic: true, Run: bubbles(blockersPlusQueued(1, false), blockersPlusQueued(2, false))},

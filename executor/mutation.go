@@ -129,6 +129,16 @@ const (
 	// with a plain store, not a CAS from pSyscall, so after a retake two
 	// Ms hold the P and the task runs beside Procs others.
 	syscallExitIgnoresRetake
+	// GlobalFreeNoZero: a record that a P with a full free list sends to
+	// the global list (gfspill) is not zeroed, so the task that reuses it,
+	// an outside submit or another P's spawn, inherits the fields its last
+	// task left: a group child's claim taken (the task is dropped), its
+	// group, its room under Config.MaxQueued.
+	globalFreeNoZero
+	// SpillKeepsLocal: a P that spills records to the global list keeps
+	// them on its own list too, so one record is handed out twice: to a
+	// spawn on the P and to an outside submit (or another P's refill).
+	spillKeepsLocal
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -169,6 +179,9 @@ var mutationNames = [...]string{
 
 	syscallNeverRetaken:      "SyscallNeverRetaken",
 	syscallExitIgnoresRetake: "SyscallExitIgnoresRetake",
+
+	globalFreeNoZero: "GlobalFreeNoZero",
+	spillKeepsLocal:  "SpillKeepsLocal",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

@@ -68,7 +68,7 @@ type proc struct {
 
 	// Used only by the holder in pSched or pSpawn.
 	q      runnext.Queue[task]
-	gfree  *task // free task records (the runtime's p.gFree)
+	gfree  *task // free task records (the runtime's p.gFree; gfree.go)
 	ngfree int
 	spill  []*task // overflow batch buffer for runnext.Queue.PutNext
 	batch  []*task // the rest of a global batch, for the ring
@@ -84,35 +84,6 @@ type proc struct {
 	seenCallWhen int64
 
 	stats procStats
-}
-
-// maxGFree bounds a P's free task records; beyond it records are left to
-// the garbage collector (the runtime moves its surplus to a global list).
-const maxGFree = 256
-
-// gfget returns a free task record of the P, or a new one. Holder only. It
-// mirrors gfget.
-func (p *proc) gfget() *task {
-	t := p.gfree
-	if t == nil {
-		return new(task)
-	}
-	p.gfree = t.next
-	t.next = nil
-	p.ngfree--
-	return t
-}
-
-// gfput keeps a finished task's record for the P's next spawn. Holder only.
-// It mirrors gfput.
-func (p *proc) gfput(t *task) {
-	*t = task{}
-	if p.ngfree >= maxGFree || mutant == noRecordReuse {
-		return
-	}
-	t.next = p.gfree
-	p.gfree = t
-	p.ngfree++
 }
 
 // worker is an M: a goroutine that runs the schedule loop, holding a

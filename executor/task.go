@@ -8,7 +8,8 @@ import (
 
 // task is a queued unit of work: a func, a group's func, or a resume token
 // (w set) that hands a P to a task waiting for one. Records of finished
-// tasks are reused by their P (gfget, gfput).
+// tasks are reused: by their P, and through the global free list by the
+// other Ps and outside submits (gfree.go: gfget, gfput, sched.gFree).
 //
 // A group's child (shared set) is reachable twice: from the queue it was
 // put in and from its group's kids list, so that the group's Wait can run
@@ -39,14 +40,15 @@ func (t *task) take() bool {
 
 // release drops one reference to a record whose fields the caller has
 // read (or that it skipped): the last one recycles it on p, whose holder
-// the caller is (pSched), or leaves it to the garbage collector if p is
-// nil.
+// the caller is (pSched), or on the global free list if p is nil.
 func (e *Executor) release(p *proc, t *task) {
 	if t.shared && mutant != recycleEarly && t.refs.Add(-1) != 0 {
 		return
 	}
 	if p != nil {
-		p.gfput(t)
+		e.gfput(p, t)
+	} else {
+		e.gfree.put(t)
 	}
 }
 
@@ -114,7 +116,7 @@ func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Grou
 	if p := w.p.Load(); p != nil {
 		me := own(w.id, pTask)
 		if mutant == spawnIgnoresOwnership || p.status.CompareAndSwap(me, own(w.id, pSpawn)) {
-			t := p.gfget()
+			t := e.gfget(p)
 			t.fn, t.gfn, t.g = fn, gfn, g
 			if g != nil {
 				g.addKid(t)
@@ -137,7 +139,8 @@ func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Grou
 			return
 		}
 	}
-	t := &task{fn: fn, gfn: gfn, g: g}
+	t := e.record()
+	t.fn, t.gfn, t.g = fn, gfn, g
 	if g != nil {
 		g.addKid(t)
 	}

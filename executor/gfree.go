@@ -1,0 +1,289 @@
+package executor
+
+import (
+	"fmt"
+
+	"github.com/schedkit/schedkit/internal/atomicx"
+)
+
+// Task records are reused as the runtime reuses goroutine records: each P
+// keeps a list of its own (p.gFree: gfget, gfput, holder only, no lock),
+// and the executor keeps one global list (sched.gFree) under a lock of its
+// own. A P whose list is full moves gfBatch records to the global list in
+// one lock; a P whose list is empty refills gfBatch from it in one lock; an
+// outside submit (which has no P) takes its record from it. So a stream of
+// outside tasks runs on the records its own finished tasks freed, with no
+// allocation once warm.
+//
+// Every record on a free list is zero but for its next link: it is zeroed
+// when it is freed (gfput, gfspill, gfreeList.put), after the last holder
+// has read it (task.release counts a group child's two references).
+
+const (
+	// maxGFree bounds a P's free records: gfput at it spills gfBatch of
+	// them, as the runtime's gfput moves its surplus over 64 to sched.gFree.
+	maxGFree = 64
+	// gfBatch is how many records a spill moves to the global list and a
+	// refill takes back (the runtime's 32).
+	gfBatch = 32
+	// maxGlobalFree bounds the global list (about 1.3 MB of records); a
+	// spill past it is left to the garbage collector, so a burst of outside
+	// tasks does not keep its records for good (the runtime keeps every
+	// dead G).
+	maxGlobalFree = 1 << 14
+	// gfreePad keeps the global list's lock and count on cache lines of
+	// their own: submitters write them, the Ms seldom.
+	gfreePad = 64
+)
+
+// gfreeList is the global free list of task records, the runtime's
+// sched.gFree. Its lock is its own: globalq's API offers no critical
+// section to share, and taking a record is a few instructions under an
+// uncontended lock. n mirrors size for a look without the lock (an empty
+// list costs a load, not a lock).
+type gfreeList struct {
+	_    [gfreePad]byte
+	n    atomicx.Int64 // stored only under mu
+	mu   atomicx.Mutex
+	head *task // guarded by mu; linked through next
+	size int   // guarded by mu
+	// Guarded by mu, for tests (gfreeStats): records handed out, records
+	// put, records dropped at the cap.
+	taken, added, dropped uint64
+	_                     [gfreePad]byte
+}
+
+// get returns a zeroed record for an outside submit, or nil if the list is
+// empty. It mirrors gfget's take from sched.gFree.
+func (l *gfreeList) get() *task {
+	if l.n.Load() == 0 {
+		return nil
+	}
+	l.mu.Lock()
+	t := l.head
+	if t != nil {
+		l.head = t.next
+		l.size--
+		l.taken++
+		l.n.Store(int64(l.size))
+	}
+	l.mu.Unlock()
+	if t != nil {
+		t.next = nil
+	}
+	return t
+}
+
+// getN fills ts with zeroed records, as many as the list has, under one
+// lock, and returns how many it filled (GoBatch's records).
+func (l *gfreeList) getN(ts []*task) int {
+	if len(ts) == 0 || l.n.Load() == 0 {
+		return 0
+	}
+	l.mu.Lock()
+	k := 0
+	for t := l.head; t != nil && k < len(ts); t = t.next {
+		ts[k] = t
+		k++
+	}
+	if k > 0 {
+		l.head = ts[k-1].next
+		l.size -= k
+		l.taken += uint64(k)
+		l.n.Store(int64(l.size))
+	}
+	l.mu.Unlock()
+	for _, t := range ts[:k] {
+		t.next = nil
+	}
+	return k
+}
+
+// take cuts up to max records off the list, for a P's refill: the chain's
+// head and its length.
+func (l *gfreeList) take(max int) (*task, int) {
+	if l.n.Load() == 0 {
+		return nil, 0
+	}
+	l.mu.Lock()
+	h := l.head
+	k := 0
+	var last *task
+	for t := h; t != nil && k < max; t = t.next {
+		last = t
+		k++
+	}
+	if last != nil {
+		l.head = last.next
+		last.next = nil
+		l.size -= k
+		l.taken += uint64(k)
+		l.n.Store(int64(l.size))
+	}
+	l.mu.Unlock()
+	return h, k
+}
+
+// putChain adds k records, head to tail linked through next, in one lock;
+// past maxGlobalFree it drops them (the garbage collector takes them).
+func (l *gfreeList) putChain(head, tail *task, k int) {
+	l.mu.Lock()
+	if l.size+k <= maxGlobalFree {
+		tail.next = l.head
+		l.head = head
+		l.size += k
+		l.added += uint64(k)
+		l.n.Store(int64(l.size))
+	} else {
+		l.dropped += uint64(k)
+	}
+	l.mu.Unlock()
+}
+
+// put zeroes one record that no P frees (released without a P, a submit
+// refused, a task dropped after Shutdown stopped the Ms) and adds it.
+func (l *gfreeList) put(t *task) {
+	*t = task{}
+	l.putChain(t, t, 1)
+}
+
+// record returns a zeroed record for a task queued from outside any P: the
+// global list's, else a new one.
+func (e *Executor) record() *task {
+	if t := e.gfree.get(); t != nil {
+		return t
+	}
+	return new(task)
+}
+
+// gfget returns a zeroed record for a spawn on p: p's own, else gfBatch
+// refilled from the global list, else a new one. Holder only. It mirrors
+// gfget.
+func (e *Executor) gfget(p *proc) *task {
+	t := p.gfree
+	if t == nil {
+		h, k := e.gfree.take(gfBatch)
+		if h == nil {
+			return new(task)
+		}
+		t, p.ngfree = h, k
+	}
+	p.gfree = t.next
+	t.next = nil
+	p.ngfree--
+	return t
+}
+
+// gfput zeroes a finished task's record and keeps it for p's next spawn;
+// p's list full, the record and gfBatch-1 more go to the global list.
+// Holder only. It mirrors gfput.
+func (e *Executor) gfput(p *proc, t *task) {
+	if mutant == noRecordReuse {
+		*t = task{}
+		return
+	}
+	if p.ngfree >= maxGFree {
+		e.gfspill(p, t)
+		return
+	}
+	*t = task{}
+	t.next = p.gfree
+	p.gfree = t
+	p.ngfree++
+}
+
+// gfspill moves t, zeroed, and the gfBatch-1 records at the head of p's
+// full list to the global list in one lock. The chain is cut before the
+// lock: the list is the holder's alone.
+func (e *Executor) gfspill(p *proc, t *task) {
+	if mutant != globalFreeNoZero {
+		*t = task{}
+	}
+	t.next = p.gfree
+	tail := t
+	for range gfBatch - 1 {
+		tail = tail.next
+	}
+	if mutant != spillKeepsLocal {
+		p.gfree = tail.next
+		p.ngfree -= gfBatch - 1
+	}
+	e.gfree.putChain(t, tail, gfBatch)
+}
+
+// putAll zeroes the records of ts, which no queue holds (a batch that
+// submit refused), and adds them to the global list in one lock.
+func (l *gfreeList) putAll(ts []*task) {
+	if len(ts) == 0 {
+		return
+	}
+	for i, t := range ts {
+		*t = task{}
+		if i > 0 {
+			ts[i-1].next = t
+		}
+	}
+	l.putChain(ts[0], ts[len(ts)-1], len(ts))
+}
+
+// records fills ts with zeroed records for a batch from outside: the
+// global list's, in one lock, and new ones for the rest, in one
+// allocation.
+func (e *Executor) records(ts []*task) {
+	k := e.gfree.getN(ts)
+	if k == len(ts) {
+		return
+	}
+	recs := make([]task, len(ts)-k)
+	for i := range recs {
+		ts[k+i] = &recs[i]
+	}
+}
+
+// checkFreeLists reports the first record on a free list (a P's or the
+// global one) that is not zero but for its link, or that is on a list
+// twice, and any list whose length is not its count. Call it only while
+// no M runs (after Close): it reads the Ps' lists without their holders.
+func (e *Executor) checkFreeLists() error {
+	seen := make(map[*task]string)
+	walk := func(name string, h *task, n int) error {
+		k := 0
+		for t := h; t != nil; t = t.next {
+			if k == n {
+				return fmt.Errorf("executor: %s's free list is longer than its count %d", name, n)
+			}
+			k++
+			if where, ok := seen[t]; ok {
+				return fmt.Errorf("executor: a record is on %s's free list and on %s's", name, where)
+			}
+			seen[t] = name
+			if t.fn != nil || t.gfn != nil || t.g != nil || t.w != nil || t.at != 0 || t.gnext != nil ||
+				t.shared || t.bound || t.claim.Load() != 0 || t.refs.Load() != 0 {
+				return fmt.Errorf("executor: record %d of %s's free list is not zeroed: %+v", k, name, t)
+			}
+		}
+		if k != n {
+			return fmt.Errorf("executor: %s's free list holds %d records, its count says %d", name, k, n)
+		}
+		return nil
+	}
+	for _, p := range e.ps {
+		if err := walk(fmt.Sprintf("P %d", p.id), p.gfree, p.ngfree); err != nil {
+			return err
+		}
+	}
+	e.gfree.mu.Lock()
+	defer e.gfree.mu.Unlock()
+	if n := e.gfree.n.Load(); n != int64(e.gfree.size) {
+		return fmt.Errorf("executor: the global free list's count cell says %d, its size %d", n, e.gfree.size)
+	}
+	return walk("the global", e.gfree.head, e.gfree.size)
+}
+
+// gfreeStats returns the global free list's length and the records it has
+// handed out, taken in and dropped at its cap.
+func (e *Executor) gfreeStats() (size int, taken, added, dropped uint64) {
+	e.gfree.mu.Lock()
+	defer e.gfree.mu.Unlock()
+	return e.gfree.size, e.gfree.taken, e.gfree.added, e.gfree.dropped
+}
