@@ -30,7 +30,11 @@
 //	Task.Go                newproc: runqput(next=true) into the P's runnext; the
 //	                       displaced task to the ring; a full ring's half to the
 //	                       global queue in one batch (runqputslow); wakep if a P idles
-//	task records           gfget, gfput: a P reuses the records of its finished tasks
+//	task records           gfget, gfput, sched.gFree (gfree.go): a P reuses the
+//	                       records of its finished tasks (64 at most), moves 32 to
+//	                       a global free list in one lock when full and refills 32
+//	                       from it when empty; an outside submit takes its record
+//	                       from it (one uncontended lock, none when it is empty)
 //	schedule               schedule: findRunnable, execute, again
 //	findRunnable           findRunnable: every 61st tick one global task
 //	                       (globalq.FairnessTick); runnext (inherits the slice);
@@ -221,6 +225,10 @@
 //     switch).
 //   - A local spawn reads no clock (the steal delay is the thief's to
 //     wait) and allocates nothing once its P has recycled records.
+//   - An outside submit (Go, TryGo, GoContext, a GoBatch of up to 64)
+//     allocates nothing once the free lists hold records. A record is
+//     recycled only by its last holder, zeroed when freed, and on at most
+//     one free list; a refused submit gives its records back.
 //   - Stats reads per-P atomic counters, written by their P's holder: no
 //     lock on any path an M takes.
 //
@@ -245,6 +253,12 @@
 //	a handoff sees the P's local work                   starvation_test.go TestLocalSpawnThenBlock
 //	nested fork-join on every P of 1 and 2 Ps           starvation_test.go TestForkJoinNestedOnEveryP
 //	local spawn allocates nothing                       alloc_test.go
+//	outside submit + run allocates nothing once warm    gfree_test.go TestOutsideSubmitAllocatesNothing
+//	  (Go, TryGo, GoContext, GoBatch of 64; 1 and 2 Ps)
+//	records reused across kinds run each task once;     gfree_test.go TestRecordsReusedExactlyOnce,
+//	  free lists zeroed, distinct, counted; refused       TestFreeListsZeroedAndDistinct (bubbles),
+//	  submits give records back; -race stress             TestRefusedSubmitReturnsItsRecord,
+//	                                                      TestStressRecordsReused
 //	local spawn reads no clock                          clock_schedcheck_test.go (-tags schedcheck)
 //	every interleaving (bound 1): each task once, no    explore_test.go TestExploreExecutor (-tags schedcheck)
 //	  deadlock, Wait returns, sysmon unblocks a P
@@ -343,7 +357,8 @@
 //	                                                    WokenSpinUncounted, WaitEarly,
 //	                                                    RetakeWhenNothingWaits, BoundNotReleased,
 //	                                                    FullWakesNobody, SyscallNeverRetaken,
-//	                                                    SyscallExitIgnoresRetake
+//	                                                    SyscallExitIgnoresRetake, GlobalFreeNoZero,
+//	                                                    SpillKeepsLocal
 //
 // # Tracing
 //
