@@ -5,20 +5,45 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// buildSchedkit builds the command once per test that needs the real
-// binary (exit codes through os.Exit, output through the real streams).
+// built is the command, built once for every test that needs the real
+// binary (exit codes through os.Exit, output through the real streams): a
+// build per test cost 20 s each on a loaded machine.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	out  []byte
+	err  error
+}
+
+// TestMain removes the built command after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// buildSchedkit returns the path of the command, building it on first use.
 func buildSchedkit(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "schedkit")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return bin
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "schedkit-cli-"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "schedkit")
+		built.out, built.err = exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	require.NoError(t, built.err, "%s", built.out)
+	return built.bin
 }
 
 func runBin(t *testing.T, bin string, env []string, args ...string) (stdout, stderr string, code int) {

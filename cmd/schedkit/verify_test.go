@@ -281,30 +281,30 @@ func TestPassProgressSaysEndsAndWhatStillRuns(t *testing.T) {
 		"  [2/2] executor               FAIL 2.0s"}, said, "nothing runs: nothing more to say")
 }
 
-// TestVerifyRunAndJSON runs verify on one small package: -run narrows what
+// TestVerifyRunAndJSON runs verify on one small package (internal/mutation): -run narrows what
 // runs, -json writes one object a row, progress goes to stderr as it comes.
 func TestVerifyRunAndJSON(t *testing.T) {
 	var out, errb strings.Builder
-	code := runVerify([]string{"-run", `^killmatrix unit$`, "-tla=false", "-race=false", "-json"}, &out, &errb)
+	code := runVerify([]string{"-run", `^mutation unit$`, "-tla=false", "-race=false", "-json"}, &out, &errb)
 	t.Logf("stderr:\n%s", errb.String())
 	require.Equal(t, 0, code)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	require.Len(t, lines, 1, out.String())
 	var r rowJSON
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &r))
-	assert.Equal(t, "killmatrix", r.Component)
+	assert.Equal(t, "mutation", r.Component)
 	assert.Equal(t, "unit", r.Check)
 	assert.Equal(t, "pass", r.Result)
 	assert.Regexp(t, `^\d+ tests?$`, r.Explored)
-	assert.Contains(t, errb.String(), "verify: pass 1 of 3: go test -json -count=1 -timeout 90m -short ./internal/killmatrix\n")
-	assert.Contains(t, errb.String(), "[1/1] internal/killmatrix")
+	assert.Contains(t, errb.String(), "verify: pass 1 of 3: go test -json -count=1 -timeout 90m -short ./internal/mutation\n")
+	assert.Contains(t, errb.String(), "[1/1] internal/mutation")
 	assert.Contains(t, errb.String(), "verify: all 1 checks passed")
 	assert.NotContains(t, errb.String(), "go vet", "-run left vet out")
 
 	out.Reset()
 	errb.Reset()
-	require.Equal(t, 0, runVerify([]string{"-run", `^killmatrix unit$`, "-tla=false", "-race=false"}, &out, &errb))
-	assert.Regexp(t, `^COMPONENT\s+CHECK\s+RESULT\s+EXPLORED\nkillmatrix\s+unit\s+pass\s+\d+ tests\n`, out.String())
+	require.Equal(t, 0, runVerify([]string{"-run", `^mutation unit$`, "-tla=false", "-race=false"}, &out, &errb))
+	assert.Regexp(t, `^COMPONENT\s+CHECK\s+RESULT\s+EXPLORED\nmutation\s+unit\s+pass\s+\d+ tests\n`, out.String())
 	assert.Contains(t, out.String(), "verify: all 1 checks passed")
 }
 
