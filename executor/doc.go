@@ -378,6 +378,7 @@
 // that only sysmon's retake unblocks, a group Wait on 1 and 2 Ps, a Wait
 // with other tasks queued ahead of its children, a Wait's inline run
 // against a thief, a lazy context against the group's error, a call in
-// Syscall that only sysmon's retake unblocks, a call's return against its
-// retake) are complete at preemption bound 1; long mode asks for bound 2.
+// Syscall that only a retake unblocks, a call's return against its retake,
+// the last two with the submitting thread calling retakeAll as sysmon
+// would) are complete at preemption bound 1; long mode asks for bound 2.
 package executor

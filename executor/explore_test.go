@@ -218,20 +218,30 @@ var exploreCases = []exploreCase{
 	},
 	{
 		// A task's Syscall blocks (on a note) until a task queued behind
-		// it on the only P has run: sysmon must retake the P in pSyscall
-		// after the threshold (20µs), long before the slice.
-		name: "syscall-retake", procs: 1, extraM: 1, sysmon: true, slice: time.Second, tasks: 2,
+		// it on the only P has run: only a retake of the P in pSyscall
+		// lets that task in. The submitting thread plays sysmon: two
+		// rounds of retakeAll a threshold apart once the call has begun
+		// (sysmon's own loop as a thread made this 24580 executions).
+		name: "syscall-retake", procs: 1, extraM: 1, tasks: 2,
 		submit: func(e *Executor, ran []atomicx.Int32) {
-			var n atomicx.Note
+			var in, n atomicx.Note
+			explore.Name(&in, "inCall")
 			explore.Name(&n, "released")
 			_ = e.Go(func(t Task) {
-				_ = t.Syscall(n.Sleep)
+				_ = t.Syscall(func() {
+					in.Wakeup()
+					n.Sleep()
+				})
 				ran[0].Add(1)
 			})
 			_ = e.Go(func(Task) {
 				ran[1].Add(1)
 				n.Wakeup()
 			})
+			in.Sleep()
+			now := atomicx.Nanotime()
+			e.retakeAll(now)
+			e.retakeAll(now + int64(e.cfg.SyscallThreshold))
 		},
 	},
 	{
