@@ -120,7 +120,7 @@ tlc() {
 		bin="$tmp/schedkit"
 		go build -buildvcs=false -o "$bin" ./cmd/schedkit || return 1
 	fi
-	"$bin" tlc
+	"$bin" tlc -jobs 2 # two models at once: most are small, and a JVM start costs more than their search
 	local rc=$?
 	if [ "$rc" -eq "$skip_rc" ]; then
 		echo "TLC skipped: no tla2tools.jar or java here (go run ./cmd/schedkit tlc -install fetches the jar)"
