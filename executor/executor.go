@@ -66,9 +66,12 @@ type Executor struct {
 	// parksNoP counts the parks of Ms that held no P (stats.go).
 	parksNoP atomicx.Uint64
 
-	// sysmon sleeps on sysmonNote while every P is idle (sysmonWait 1).
-	sysmonNote atomicx.Note
-	sysmonWait atomicx.Uint32
+	// sysmon sleeps on sysmonNote while every P is idle (sysmonWait 1),
+	// and while it has backed off past the pace of a call in Syscall
+	// (sysmonDozing 1: a call's entry wakes it).
+	sysmonNote   atomicx.Note
+	sysmonWait   atomicx.Uint32
+	sysmonDozing atomicx.Uint32
 
 	mu      atomicx.Mutex // guards workers and panics
 	workers []*worker

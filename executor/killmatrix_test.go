@@ -126,7 +126,7 @@ var killConfig = killmatrix.Config{
 		{Name: "syscall", Deterministic: true, Run: bubbles(syscallRetaken(1), syscallRetaken(2))},
 		{Name: "syscall2", Deterministic: true, Run: bubbles(syscallRespectsProcs(1), syscallRespectsProcs(2))},
 		{Name: "syscallms", Deterministic: true, Run: bubbles(syscallMixed(1), syscallMixed(2))},
-		{Name: "syscallshort", Deterministic: true, Run: bubbles(syscallShort(1), syscallShort(2))},
+		{Name: "syscallshort", Deterministic: true, Run: bubbles(syscallShort(1), syscallShort(2), syscallAfterBackoff)},
 		{Name: "syscallclose", Deterministic: true, Run: bubbles(syscallShutdown, syscallClose(1), syscallClose(2), syscallNesting)},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer},
 		{Name: "stress", Run: killByStress},

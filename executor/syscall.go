@@ -65,6 +65,7 @@ func (e *Executor) entersyscall(w *worker) (p *proc, inner bool) {
 		case me:
 			p.syscalltick.Store(p.syscalltick.Load() + 1)
 			if p.status.CompareAndSwap(me, own(w.id, pSyscall)) {
+				e.wakeSysmonForCall()
 				return p, false
 			}
 			continue // retaken since the load: the next look says so

@@ -143,6 +143,47 @@ func syscallRetaken(procs int) scenario {
 	}
 }
 
+// syscallAfterBackoff: on 1 P a task holds its P for 5ms of the bubble's
+// clock with nothing waiting, so sysmon backs off (to Slice/8), then puts
+// a task in its runnext and blocks in Syscall. The call's entry wakes
+// sysmon: the queued task must start within 5 thresholds of the call's
+// start, not a backed-off sleep later.
+func syscallAfterBackoff(*testing.T) error {
+	e, err := executor.New(executor.Config{Procs: 1})
+	if err != nil {
+		return err
+	}
+	release := make(chan struct{})
+	var callAt, ranAt atomic.Int64
+	back := make(chan struct{})
+	if err := e.Go(func(t executor.Task) {
+		defer close(back)
+		time.Sleep(5 * time.Millisecond) // holding the P, nothing waiting
+		t.Go(func(executor.Task) {
+			ranAt.Store(time.Now().UnixNano())
+			close(release)
+		})
+		callAt.Store(time.Now().UnixNano())
+		_ = t.Syscall(func() {
+			select {
+			case <-release:
+			case <-time.After(syscallLimit):
+			}
+		})
+	}); err != nil {
+		return err
+	}
+	<-back
+	if err := e.Close(); err != nil {
+		return err
+	}
+	if waited := time.Duration(ranAt.Load() - callAt.Load()); waited > 5*executor.DefaultSyscallThreshold {
+		return fmt.Errorf("after sysmon backed off, a queued task started %v after a call began blocking its P, want within %v",
+			waited, 5*executor.DefaultSyscallThreshold)
+	}
+	return nil
+}
+
 // syscallRespectsProcs: on procs Ps a task's call submits procs tasks that
 // each hold a P for 10ms of the bubble's clock, and returns once all hold
 // one (sysmon must retake the call's P for that). Back from the call, the
@@ -490,6 +531,10 @@ func TestSyscallRetakenWhileWorkWaits(t *testing.T) {
 			require.NoError(t, inBubble(t, syscallRetaken(procs)))
 		})
 	}
+}
+
+func TestSyscallAfterBackoff(t *testing.T) {
+	require.NoError(t, inBubble(t, syscallAfterBackoff))
 }
 
 func TestSyscallRespectsProcs(t *testing.T) {

@@ -14,7 +14,8 @@ import (
 // the retake's runnext rule (localGet): 2.4 slices at Slice/4 and 1.9 at
 // Slice/8 (three rounds each), 2.1 at Slice/16 (five rounds: no better).
 // While a P is in pSyscall the sleep is at most max(20µs,
-// SyscallThreshold/2), so that a call past the threshold is seen within
+// SyscallThreshold/2), and a longer sleep ends when a call enters
+// Syscall (sysmonDoze), so that a call past the threshold is seen within
 // about two thresholds of its start however long sysmon had backed off.
 const (
 	sysmonMinDelay = 20 * time.Microsecond
@@ -48,12 +49,18 @@ func (e *Executor) sysmon() {
 		case idle > sysmonIdleRuns:
 			delay = min(2*delay, sysmonMaxDelay, max(sysmonMinDelay, e.cfg.Slice/8))
 		}
-		if calls {
-			// A call seen at one round is retaken at the first round a
-			// threshold later: within about two thresholds of its start.
-			delay = min(delay, max(sysmonMinDelay, e.cfg.SyscallThreshold/2))
+		// A call seen at one round is retaken at the first round a
+		// threshold later: within about two thresholds of its start.
+		pace := max(sysmonMinDelay, e.cfg.SyscallThreshold/2)
+		switch {
+		case calls:
+			delay = min(delay, pace)
+			atomicx.Sleep(delay)
+		case delay > pace:
+			e.sysmonDoze(delay) // a call's entry cuts it short
+		default:
+			atomicx.Sleep(delay)
 		}
-		atomicx.Sleep(delay)
 		var n int
 		if n, calls = e.retakeAll(atomicx.Nanotime()); n > 0 {
 			idle = 0
@@ -77,6 +84,26 @@ func (e *Executor) sysmonSleep() {
 		// A waker won the flag and will wake the note: take its wakeup.
 		e.sysmonNote.Sleep()
 		e.sysmonNote.Clear()
+	}
+}
+
+// sysmonDoze is sysmon's sleep of d once it has backed off past a call's
+// pace: a call entering Syscall meanwhile wakes it (wakeSysmonForCall), so
+// that the call is seen at once rather than up to Slice/8 later. The
+// handshake on sysmonDozing wakes the note at most once per doze.
+func (e *Executor) sysmonDoze(d time.Duration) {
+	e.sysmonDozing.Store(1)
+	e.sysmonNote.SleepFor(d)
+	if !e.sysmonDozing.CompareAndSwap(1, 0) {
+		e.sysmonNote.Sleep() // a call's entry won the flag: take its wakeup
+	}
+	e.sysmonNote.Clear()
+}
+
+// wakeSysmonForCall wakes sysmon if it dozes (sysmonDoze).
+func (e *Executor) wakeSysmonForCall() {
+	if e.sysmonDozing.Load() != 0 && e.sysmonDozing.CompareAndSwap(1, 0) {
+		e.sysmonNote.Wakeup()
 	}
 }
 
