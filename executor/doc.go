@@ -189,7 +189,8 @@
 //     P: no handoff, no M. One still in progress a threshold after sysmon
 //     first saw it, with work waiting for its P (its queue, or any queue
 //     with no P idle), or a Slice after, loses it; while a P is in pSyscall
-//     sysmon sleeps at most max(20µs, SyscallThreshold/2), so the retake
+//     sysmon sleeps at most max(20µs, SyscallThreshold/2), and a call's
+//     entry wakes a sysmon that has backed off past that, so the retake
 //     comes about two thresholds after the call began (on the Go timer's
 //     clock: on a loaded machine a 20µs sleep can last a millisecond).
 //   - Back from a call whose P was retaken, a task takes an idle P or waits
@@ -331,6 +332,9 @@
 //	a blocked call with work waiting is retaken within  syscall_test.go TestSyscallRetakenWhileWorkWaits
 //	  10 thresholds (runnext on 1 P, the global queue     (bubble), TestRealtimeSyscall (a call on every
 //	  with no P idle on 2), a retake, not a handoff       P, 5 s slice, bound 250 ms)
+//	the same after sysmon backed off (5ms with nothing  syscall_test.go TestSyscallAfterBackoff (bubble)
+//	  waiting): within 5 thresholds (1.03ms without the
+//	  call's wakeup of sysmon)
 //	back from a retaken call a task never runs beside   syscall_test.go TestSyscallRespectsProcs
 //	  Procs others (1 and 2 Ps)
 //	mixed (10% of tasks blocking 1ms in Syscall): Ms    syscall_test.go TestSyscallMixedMs (bubble),
