@@ -108,6 +108,7 @@ func New(cfg Config) (*Executor, error) {
 		return nil, err
 	}
 	e.boot()
+	e.gfree.trimAtGC(&e.stopped)
 	return e, nil
 }
 

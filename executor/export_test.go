@@ -34,3 +34,6 @@ func (e *Executor) GlobalFree() (size int, taken, added, dropped uint64) { retur
 
 // MaxGFree bounds a P's free task records (gfree.go).
 const MaxGFree = maxGFree
+
+// GFreeKeep is what a trim of the global free list leaves on it.
+const GFreeKeep = gfreeKeep

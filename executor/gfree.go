@@ -2,6 +2,7 @@ package executor
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/schedkit/schedkit/internal/atomicx"
 )
@@ -26,11 +27,14 @@ const (
 	// gfBatch is how many records a spill moves to the global list and a
 	// refill takes back (the runtime's 32).
 	gfBatch = 32
-	// maxGlobalFree bounds the global list (about 1.3 MB of records); a
-	// spill past it is left to the garbage collector, so a burst of outside
-	// tasks does not keep its records for good (the runtime keeps every
-	// dead G).
-	maxGlobalFree = 1 << 14
+	// maxGlobalFree bounds the global list (about 10 MB of records); a
+	// spill past it is left to the garbage collector. Below it the list
+	// keeps what a burst of outside tasks freed, so the next burst reuses
+	// it, until a garbage collection finds records that no one took since
+	// the last (trim).
+	maxGlobalFree = 1 << 17
+	// gfreeKeep is what trim always leaves on the list.
+	gfreeKeep = 1024
 	// gfreePad keeps the global list's lock and count on cache lines of
 	// their own: submitters write them, the Ms seldom.
 	gfreePad = 64
@@ -47,6 +51,7 @@ type gfreeList struct {
 	mu   atomicx.Mutex
 	head *task // guarded by mu; linked through next
 	size int   // guarded by mu
+	low  int   // guarded by mu: the least size since the last trim
 	// Guarded by mu, for tests (gfreeStats): records handed out, records
 	// put, records dropped at the cap.
 	taken, added, dropped uint64
@@ -64,6 +69,7 @@ func (l *gfreeList) get() *task {
 	if t != nil {
 		l.head = t.next
 		l.size--
+		l.low = min(l.low, l.size)
 		l.taken++
 		l.n.Store(int64(l.size))
 	}
@@ -89,6 +95,7 @@ func (l *gfreeList) getN(ts []*task) int {
 	if k > 0 {
 		l.head = ts[k-1].next
 		l.size -= k
+		l.low = min(l.low, l.size)
 		l.taken += uint64(k)
 		l.n.Store(int64(l.size))
 	}
@@ -117,6 +124,7 @@ func (l *gfreeList) take(max int) (*task, int) {
 		l.head = last.next
 		last.next = nil
 		l.size -= k
+		l.low = min(l.low, l.size)
 		l.taken += uint64(k)
 		l.n.Store(int64(l.size))
 	}
@@ -145,6 +153,51 @@ func (l *gfreeList) putChain(head, tail *task, k int) {
 func (l *gfreeList) put(t *task) {
 	*t = task{}
 	l.putChain(t, t, 1)
+}
+
+// trim drops the records that sat on the list, unused, since the last
+// trim (its low mark), keeping at least gfreeKeep: a steady stream of
+// outside tasks keeps what it uses, and an idle executor returns the
+// records of its last burst. The chain is walked without the lock (a
+// submit meanwhile finds the list empty and allocates).
+func (l *gfreeList) trim() {
+	l.mu.Lock()
+	drop := min(l.low, l.size) - gfreeKeep
+	if drop <= 0 {
+		l.low = l.size
+		l.mu.Unlock()
+		return
+	}
+	h, n := l.head, l.size
+	l.head, l.size = nil, 0
+	l.n.Store(0)
+	l.dropped += uint64(drop)
+	l.mu.Unlock()
+	keep := n - drop
+	tail := h
+	for range keep - 1 {
+		tail = tail.next
+	}
+	tail.next = nil // the rest goes to the garbage collector
+	l.mu.Lock()
+	tail.next = l.head
+	l.head = h
+	l.size += keep
+	l.low = l.size
+	l.n.Store(int64(l.size))
+	l.mu.Unlock()
+}
+
+// trimAtGC calls trim after every garbage collection until stopped is set:
+// records kept for reuse cost memory only while something reuses them
+// (sync.Pool's rule, with a low mark instead of a victim cache).
+func (l *gfreeList) trimAtGC(stopped *atomicx.Uint32) {
+	runtime.AddCleanup(new(*byte), func(struct{}) { // a pointer: not the tiny allocator's
+		if stopped.Load() == 0 {
+			l.trim()
+			l.trimAtGC(stopped)
+		}
+	}, struct{}{})
 }
 
 // record returns a zeroed record for a task queued from outside any P: the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -250,5 +251,46 @@ func TestStressRecordsReused(t *testing.T) {
 			t.Logf("global free list: %d records left, %d handed out, %d taken in, %d dropped at the cap", size, taken, added, dropped)
 			require.NotZero(t, taken, "no record went through the global list")
 		})
+	}
+}
+
+// TestGlobalFreeTrimmedAtGC: records a burst left on the global list that
+// nothing takes are dropped within two collections, down to what trim
+// keeps; records in use are kept.
+func TestGlobalFreeTrimmedAtGC(t *testing.T) {
+	e, err := executor.New(executor.Config{Procs: 2})
+	require.NoError(t, err)
+	defer func() { require.NoError(t, e.Close()) }()
+	const burst = 20_000
+	done := make(chan struct{}, burst)
+	fs := make([]func(executor.Task), burst)
+	for i := range fs {
+		fs[i] = func(executor.Task) { done <- struct{}{} }
+	}
+	stop := watchdog.Start("TestGlobalFreeTrimmedAtGC: the burst's tasks", time.Minute, nil)
+	defer stop()
+	require.NoError(t, e.GoBatch(fs))
+	for range burst {
+		<-done
+	}
+	size0, _, _, _ := e.GlobalFree()
+	require.Greater(t, size0, executor.GFreeKeep, "the burst's records are on the global list")
+	// The first collection's trim sets the low mark, a later one drops
+	// below it; cleanups run on a goroutine of their own, so collect until
+	// it has (30 s: a stalled machine, not a verdict on the wall clock).
+	gcs := 0
+	for deadline := time.Now().Add(30 * time.Second); ; gcs++ {
+		if size, _, _, _ := e.GlobalFree(); size == executor.GFreeKeep {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "waited 30 s (%d collections) for the global free list to be trimmed to %d", gcs, executor.GFreeKeep)
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	_, _, _, dropped := e.GlobalFree()
+	t.Logf("global free list after the burst %d, trimmed to %d after %d collections (%d dropped)", size0, executor.GFreeKeep, gcs, dropped)
+	require.NoError(t, e.GoBatch(fs[:100]))
+	for range 100 {
+		<-done
 	}
 }
