@@ -229,7 +229,9 @@
 //   - An outside submit (Go, TryGo, GoContext, a GoBatch of up to 64)
 //     allocates nothing once the free lists hold records. A record is
 //     recycled only by its last holder, zeroed when freed, and on at most
-//     one free list; a refused submit gives its records back.
+//     one free list; a refused submit gives its records back. The global
+//     list keeps at most 128Ki records, and after each garbage collection
+//     drops those nobody took since the last (keeping 1024).
 //   - Stats reads per-P atomic counters, written by their P's holder: no
 //     lock on any path an M takes.
 //
@@ -260,6 +262,7 @@
 //	  free lists zeroed, distinct, counted; refused       TestFreeListsZeroedAndDistinct (bubbles),
 //	  submits give records back; -race stress             TestRefusedSubmitReturnsItsRecord,
 //	                                                      TestStressRecordsReused
+//	idle records trimmed at GC, down to 1024            gfree_test.go TestGlobalFreeTrimmedAtGC
 //	local spawn reads no clock                          clock_schedcheck_test.go (-tags schedcheck)
 //	every interleaving (bound 1): each task once, no    explore_test.go TestExploreExecutor (-tags schedcheck)
 //	  deadlock, Wait returns, sysmon unblocks a P
