@@ -67,6 +67,8 @@ var killConfig = killmatrix.Config{
 		"FullWakesNobody":            {"overload", "overload2"},
 		"GlobalFreeNoZero":           {"reuse", "freelists"},
 		"SpillKeepsLocal":            {"reuse", "freelists"},
+		"SyscallNeverRetaken":        {"syscall", "syscall2"},
+		"SyscallExitIgnoresRetake":   {"syscall", "syscall2"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "blockers", Deterministic: true, Run: bubbles(blockersPlusQueued(1, false), blockersPlusQueued(2, false))},
