@@ -13,6 +13,7 @@ import (
 
 	"github.com/schedkit/schedkit/executor"
 	"github.com/schedkit/schedkit/internal/exactlyonce"
+	"github.com/schedkit/schedkit/internal/killmatrix"
 	"github.com/schedkit/schedkit/internal/watchdog"
 )
 
@@ -25,6 +26,12 @@ import (
 // TryGo, GoContext, a GoBatch of 64) of a func that needs no closure, and
 // its run, allocate nothing, on 1 and 2 Ps.
 func outsideAllocs(*testing.T) error {
+	if schedcheckBuild {
+		// The explorer's build hooks every lock a submit takes, and the
+		// hooks allocate: the kill matrix (schedcheck,schedmutant) reads
+		// this column n/a; the race step counts the plain build's.
+		return killmatrix.ErrNotApplicable
+	}
 	for _, procs := range []int{1, 2} {
 		e, err := executor.New(executor.Config{Procs: procs})
 		if err != nil {
@@ -78,7 +85,13 @@ func outsideAllocs(*testing.T) error {
 	return nil
 }
 
-func TestOutsideSubmitAllocatesNothing(t *testing.T) { require.NoError(t, outsideAllocs(t)) }
+func TestOutsideSubmitAllocatesNothing(t *testing.T) {
+	err := outsideAllocs(t)
+	if errors.Is(err, killmatrix.ErrNotApplicable) {
+		t.Skip("the schedcheck build's hooks allocate: counted in the plain build")
+	}
+	require.NoError(t, err)
+}
 
 // recordsReused: group children spawned locally (shared records, claimed
 // and released twice), then outside submits whose tasks spawn a child
