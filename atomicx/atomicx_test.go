@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 func TestUint32(t *testing.T) {

@@ -15,7 +15,7 @@
 // SleepFor uses one timer.
 //
 // Under the build tag schedcheck every operation first passes through a Hook,
-// which the interleaving explorer (internal/explore) uses to make each atomic
+// which the interleaving explorer (explore) uses to make each atomic
 // access a scheduling point and to record a trace of (operation, address,
 // value). Blocking operations (Lock, Note sleeps, Sleep) and Nanotime call
 // Hook.Wait instead of Before, so that the explorer schedules a blocked thread

@@ -15,6 +15,7 @@ type note struct {
 	mu    sync.Mutex
 	woken bool
 	ch    chan struct{} // capacity 1: the token of the current round, if not yet taken
+	timer *time.Timer   // SleepFor's, made on first use; the sleeper's alone
 }
 
 // tokens returns the channel, making it on first use. Call it with mu held.
@@ -55,7 +56,16 @@ func (n *note) sleepFor(d time.Duration) bool {
 	if ch == nil {
 		return true
 	}
-	t := time.NewTimer(d)
+	// One timer per note, reset for each sleep (the note has one sleeper
+	// at a time): a new timer per SleepFor allocated on every sysmon round
+	// that dozes. Since Go 1.23 a Reset timer never delivers a stale tick.
+	t := n.timer
+	if t == nil {
+		t = time.NewTimer(d)
+		n.timer = t
+	} else {
+		t.Reset(d)
+	}
 	defer t.Stop()
 	select {
 	case <-ch:

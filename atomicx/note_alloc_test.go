@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // In a normal build parking costs no allocation after the first round (a

@@ -57,7 +57,7 @@
 //
 //	go vet ./... && go test -run '^$' -bench . -benchtime=1x ./...
 //
-// The wrapper cost of internal/atomicx against raw sync/atomic is measured
-// next to that package (BenchmarkWrapper in internal/atomicx), since it is
+// The wrapper cost of atomicx against raw sync/atomic is measured
+// next to that package (BenchmarkWrapper in atomicx), since it is
 // internal and cannot be imported from here.
 package bench

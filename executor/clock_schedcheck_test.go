@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/executor"
-	"github.com/schedkit/schedkit/internal/atomicx"
 )
 
 // clockCounter is an atomicx hook that counts the clock reads

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 )
 
 // Outside submits racing Close, in the explorer (-tags schedcheck): the

@@ -376,11 +376,11 @@
 // Config.TaskEvents gets task starts and ends too (`schedkit trace` draws
 // them). See trace.go.
 //
-// The explorer (internal/explore, -tags schedcheck) runs the real M loop:
+// The explorer (explore, -tags schedcheck) runs the real M loop:
 // every goroutine of the executor is started through one function, which
 // explore_test.go replaces to run the Ms and sysmon as the explorer's
 // threads, beside a thread that submits and closes; every shared access of
-// the executor's own state goes through internal/atomicx. Its scenarios
+// the executor's own state goes through atomicx. Its scenarios
 // (a submit against parking, a local spawn against a thief, a blocked task
 // that only sysmon's retake unblocks, a group Wait on 1 and 2 Ps, a Wait
 // with other tasks queued ahead of its children, a Wait's inline run

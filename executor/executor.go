@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/globalq"
-	"github.com/schedkit/schedkit/internal/atomicx"
 	"github.com/schedkit/schedkit/spinning"
 	"github.com/schedkit/schedkit/stealing"
 )

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 )
 
-// The interleaving explorer (internal/explore, -tags schedcheck) on the
+// The interleaving explorer (explore, -tags schedcheck) on the
 // composed M loop: the executor's Ms, and sysmon when asked, run as the
 // explorer's threads (build's goStart collects them instead of starting
 // goroutines), beside a thread that submits tasks and then closes the

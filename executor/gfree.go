@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // Task records are reused as the runtime reuses goroutine records: each P

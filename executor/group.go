@@ -5,7 +5,7 @@ import (
 	"iter"
 	"time"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // Group is a set of tasks waited for together, with errgroup's shape: Go

@@ -1,7 +1,7 @@
 package executor
 
 import (
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/lfq"
 	"github.com/schedkit/schedkit/runnext"
 	"github.com/schedkit/schedkit/spinning"

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/executor"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/internal/realtime"
 	"github.com/schedkit/schedkit/internal/watchdog"
 )

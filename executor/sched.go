@@ -5,7 +5,7 @@ import (
 	"runtime/trace"
 	"time"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/lfq"
 )
 

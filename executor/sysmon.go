@@ -3,7 +3,7 @@ package executor
 import (
 	"time"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // sysmon's sleep between rounds: 20µs while it keeps finding Ps to take,

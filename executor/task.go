@@ -3,7 +3,7 @@ package executor
 import (
 	"context"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // task is a queued unit of work: a func, a group's func, or a resume token

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-const atomicxPath = "github.com/schedkit/schedkit/internal/atomicx"
+const atomicxPath = "github.com/schedkit/schedkit/atomicx"
 
 type namedObject struct {
 	start, size uintptr

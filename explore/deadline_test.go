@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 )
 
 // spinsForever is a grab that retries forever: T0 CASes a cell from 1,

@@ -3,7 +3,7 @@ package explore
 import (
 	"fmt"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // dporNode is one scheduling point on the current DPOR path.

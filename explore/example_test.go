@@ -5,8 +5,8 @@ package explore_test
 import (
 	"fmt"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 )
 
 // A counter incremented by load-then-store loses an update when the two

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // Run is one execution's fresh state: the threads to interleave and the

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 )
 
 // independent returns a scenario of n threads that each store k times to a

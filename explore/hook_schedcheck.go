@@ -2,7 +2,7 @@
 
 package explore
 
-import "github.com/schedkit/schedkit/internal/atomicx"
+import "github.com/schedkit/schedkit/atomicx"
 
 // hookAvailable reports whether atomicx calls a hook: only under -tags schedcheck.
 const hookAvailable = true

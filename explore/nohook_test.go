@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/explore"
 )
 
 // Without -tags schedcheck atomicx calls no hook: Explore says so and Check

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/explore"
 )
 
 func TestScheduleFormat(t *testing.T) {

@@ -40,7 +40,7 @@
 // # Interleaved targets: the bytes choose the schedule too
 //
 // Under -tags schedcheck an interleaved target runs its program on 2 to 4
-// threads under internal/explore, which takes every scheduling decision (at
+// threads under explore, which takes every scheduling decision (at
 // every atomicx operation) from the input: mode Bytes, no preemption bound,
 // so go test -fuzz searches schedules past the bound the explorer's DFS
 // scenarios stop at. An input is SplitInterleaved: its first byte n, then n

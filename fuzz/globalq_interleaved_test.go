@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/fuzz"
 	"github.com/schedkit/schedkit/globalq"
-	"github.com/schedkit/schedkit/internal/explore"
 )
 
 // FuzzGlobalQInterleaved: two or three threads, each a P or a submitter,

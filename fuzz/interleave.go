@@ -9,7 +9,7 @@ func (r *Reader) Rest() []byte { return r.b[r.off:] }
 // byte n says how many bytes after it hold the program (a target's set-up
 // and its steps, which Spec.Decode reads); everything after those is the
 // schedule, the bytes the explorer takes its scheduling decisions from
-// (internal/explore's mode Bytes). An n past the end takes every byte for
+// (explore's mode Bytes). An n past the end takes every byte for
 // the program and leaves an empty schedule.
 
 // SplitInterleaved splits an interleaved input into its program and its

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/fuzz"
-	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/lfq"
 )
 

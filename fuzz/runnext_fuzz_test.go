@@ -8,8 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/fuzz"
-	"github.com/schedkit/schedkit/internal/atomicx"
 	"github.com/schedkit/schedkit/lfq"
 	"github.com/schedkit/schedkit/runnext"
 )

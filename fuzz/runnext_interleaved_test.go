@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/fuzz"
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/runnext"
 )
 

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/fuzz"
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/spinning"
 )
 

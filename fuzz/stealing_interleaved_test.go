@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/fuzz"
-	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/runnext"
 	"github.com/schedkit/schedkit/stealing"
 )

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/globalq"
-	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/internal/linearize"
 )
 

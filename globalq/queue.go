@@ -3,7 +3,7 @@ package globalq
 import (
 	"slices"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // ChunkLen is how many items one chunk of a queue's storage holds. On a

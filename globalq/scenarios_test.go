@@ -8,8 +8,8 @@ import (
 	"testing"
 	"weak"
 
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/globalq"
-	"github.com/schedkit/schedkit/internal/explore"
 	"github.com/schedkit/schedkit/internal/killmatrix"
 )
 

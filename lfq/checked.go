@@ -2,7 +2,7 @@
 
 package lfq
 
-import "github.com/schedkit/schedkit/internal/atomicx"
+import "github.com/schedkit/schedkit/atomicx"
 
 // ownerGuard, in a schedkit_checked build, records which owner call is
 // running on a ring: a second one that starts before the first returns is

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/lfq"
 )
 

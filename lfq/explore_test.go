@@ -6,15 +6,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/internal/linearize"
 	"github.com/schedkit/schedkit/lfq"
 )
 
 // Bar item 5: the real ring under every interleaving, within the preemption
 // bound, of a few small scenarios. Every scheduling point is an atomic
-// access of the ring (internal/atomicx), so these run only with
+// access of the ring (atomicx), so these run only with
 // -tags schedcheck; without it explore.Check skips them.
 //
 // A scenario has rings of one size: 256 slots (Ring's) or 2, 4 or 8

@@ -3,7 +3,7 @@ package lfq
 import (
 	"unsafe"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // RingN is a ring with the slot array A, for tests: the same code as Ring

@@ -2,7 +2,7 @@
 
 package lfq_test
 
-import "github.com/schedkit/schedkit/internal/atomicx"
+import "github.com/schedkit/schedkit/atomicx"
 
 // injectAt needs atomicx's hook, which exists only under -tags schedcheck.
 func injectAt(uintptr, int, func(), func()) (bool, error) { return false, errNoHook }

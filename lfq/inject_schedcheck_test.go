@@ -5,7 +5,7 @@ package lfq_test
 import (
 	"time"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // injector is an atomicx hook that runs f once, on the goroutine about to

@@ -2,7 +2,7 @@
 
 package runnext
 
-import "github.com/schedkit/schedkit/internal/atomicx"
+import "github.com/schedkit/schedkit/atomicx"
 
 // ownerGuard, in a schedkit_checked build, is a flag an owner method raises
 // for its whole run: a second goroutine entering an owner method of the same

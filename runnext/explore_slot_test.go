@@ -9,8 +9,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/internal/linearize"
 	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/runnext"

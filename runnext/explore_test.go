@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/internal/linearize"
 	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/runnext"
@@ -16,7 +16,7 @@ import (
 
 // Bar item 5: the real queue under every interleaving, within the
 // preemption bound, of small scenarios. Every scheduling point is an
-// operation of internal/atomicx (the slot, seq, the ring, the clock), so
+// operation of atomicx (the slot, seq, the ring, the clock), so
 // these run only with -tags schedcheck; without it explore.Check skips them.
 //
 // The steal delay runs on the explorer's virtual clock, which moves only

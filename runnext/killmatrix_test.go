@@ -10,7 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/internal/killmatrix"
 	"github.com/schedkit/schedkit/internal/linearize"
 	"github.com/schedkit/schedkit/runnext"

@@ -10,7 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/internal/proptest"
 	"github.com/schedkit/schedkit/lfq"
 	"github.com/schedkit/schedkit/runnext"

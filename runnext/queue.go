@@ -3,7 +3,7 @@ package runnext
 import (
 	"time"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/lfq"
 )
 

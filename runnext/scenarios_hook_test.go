@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/runnext"
 )
 

@@ -3,7 +3,7 @@ package runnext
 import (
 	"time"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // StealDelay is how long a thief waits, from when it first sees a task in a

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/spinning"
 )
 

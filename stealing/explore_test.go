@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/runnext"
 	"github.com/schedkit/schedkit/stealing"
 )
@@ -16,7 +16,7 @@ import (
 // Bar item 5: the real Stealer over real runnext queues under every
 // interleaving of small scenarios: an owner working on P 0's queue and two
 // thieves, P 1 and P 2, each running one Steal. Every scheduling point is an
-// operation of internal/atomicx (the idle mask, the queues' slots, rings and
+// operation of atomicx (the idle mask, the queues' slots, rings and
 // counters, the steal delay's clock), so these run only with -tags
 // schedcheck; without it explore.Check skips them.
 //

@@ -3,7 +3,7 @@ package stealing
 import (
 	"fmt"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
+	"github.com/schedkit/schedkit/atomicx"
 )
 
 // IdleMask has one bit per P, set while the P is idle: no M holds it, so

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/internal/killmatrix"
 	"github.com/schedkit/schedkit/stealing"
 )

@@ -33,7 +33,7 @@ var goChecks = []goCheck{
 		regexp.MustCompile(`realtime \S+: (\d+) rounds passed`), "rounds"},
 	{"", "fuzz", "fuzz seeds vs model", regexp.MustCompile(`^Fuzz\w+$`), nil, "seeds"},
 	{"", "fuzz", "fuzz oracle catches broken variant", regexp.MustCompile(`^TestFuzz\w+Catches`), nil, "tests"},
-	{"schedcheck", "internal/explore", "finds seeded bugs, replays them", regexp.MustCompile(`^Test`),
+	{"schedcheck", "explore", "finds seeded bugs, replays them", regexp.MustCompile(`^Test`),
 		regexp.MustCompile(`explore \S+: (\d+) executions`), "executions"},
 	{"schedcheck,schedmutant", "*", "interleavings (explorer, bound 2)", regexp.MustCompile(`^TestExplore\w*$`),
 		regexp.MustCompile(`explore \S+: (\d+) executions`), "executions"},
@@ -42,10 +42,15 @@ var goChecks = []goCheck{
 }
 
 // isComponentPkg reports whether a package (relative to the module) is a
-// component: a top-level package but fuzz. A new component (executor/)
+// component: a top-level package but fuzz, the explorer's two public
+// packages (tools) and examples. A new component (executor/)
 // needs no entry anywhere here.
 func isComponentPkg(pkg string) bool {
-	return pkg != "" && pkg != "." && pkg != "fuzz" && !strings.Contains(pkg, "/")
+	switch pkg {
+	case "", ".", "fuzz", "atomicx", "explore", "examples": // tools and examples, not components
+		return false
+	}
+	return !strings.Contains(pkg, "/")
 }
 
 // A goPass is one `go test` run of verify.
@@ -62,14 +67,14 @@ type goPass struct {
 // from `go list ./...`, so a new component or tool is tested with no entry.
 var goPasses = []goPass{
 	{race: true, pkgs: func(pkg string) bool { return pkg != "proofs/tla" }},
-	{tags: "schedcheck", pkgs: func(pkg string) bool { return pkg == "internal/explore" }},
+	{tags: "schedcheck", pkgs: func(pkg string) bool { return pkg == "explore" }},
 	{tags: "schedcheck,schedmutant", run: `^(TestExplore\w*|TestKillMatrix)$`, pkgs: isComponentPkg},
 }
 
 // components names the component whose unit tests a package holds.
 var components = map[string]string{
-	"internal/atomicx":    "atomicx",
-	"internal/explore":    "explore",
+	"atomicx":             "atomicx",
+	"explore":             "explore",
 	"internal/linearize":  "linearize",
 	"internal/tlc":        "tlc runner",
 	"internal/killmatrix": "killmatrix",

@@ -35,8 +35,8 @@ const sampleJSON = `{"Action":"start","Package":"github.com/schedkit/schedkit/lf
 {"Action":"run","Package":"github.com/schedkit/schedkit/internal/tlc","Test":"TestNeedsJar"}
 {"Action":"output","Package":"github.com/schedkit/schedkit/internal/tlc","Test":"TestNeedsJar","Output":"    tlc_test.go:3: no jar here\n"}
 {"Action":"skip","Package":"github.com/schedkit/schedkit/internal/tlc","Test":"TestNeedsJar"}
-{"Action":"output","Package":"github.com/schedkit/schedkit/internal/atomicx","Output":"FAIL: leaked goroutines\n"}
-{"Action":"fail","Package":"github.com/schedkit/schedkit/internal/atomicx"}
+{"Action":"output","Package":"github.com/schedkit/schedkit/atomicx","Output":"FAIL: leaked goroutines\n"}
+{"Action":"fail","Package":"github.com/schedkit/schedkit/atomicx"}
 `
 
 func rowsByCheck(rows []row) map[string]row {
@@ -102,8 +102,8 @@ func TestEveryComponentSharesTheRungs(t *testing.T) {
 {"Action":"pass","Package":"github.com/schedkit/schedkit/runnext","Test":"TestRunnextModel"}
 {"Action":"run","Package":"github.com/schedkit/schedkit/fuzz","Test":"TestFuzzGlobalQCatchesBrokenQueue"}
 {"Action":"pass","Package":"github.com/schedkit/schedkit/fuzz","Test":"TestFuzzGlobalQCatchesBrokenQueue"}
-{"Action":"run","Package":"github.com/schedkit/schedkit/internal/atomicx","Test":"TestModelless"}
-{"Action":"pass","Package":"github.com/schedkit/schedkit/internal/atomicx","Test":"TestModelless"}
+{"Action":"run","Package":"github.com/schedkit/schedkit/atomicx","Test":"TestModelless"}
+{"Action":"pass","Package":"github.com/schedkit/schedkit/atomicx","Test":"TestModelless"}
 `
 	tests, _, err := parseTestJSON(strings.NewReader(events))
 	require.NoError(t, err)
@@ -132,7 +132,7 @@ func TestIsComponentPkg(t *testing.T) {
 	for _, p := range []string{"lfq", "executor", "newcomponent"} {
 		assert.True(t, isComponentPkg(p), p)
 	}
-	for _, p := range []string{"fuzz", ".", "", "internal/tlc", "cmd/schedkit", "proofs/tla"} {
+	for _, p := range []string{"fuzz", ".", "", "internal/tlc", "cmd/schedkit", "proofs/tla", "atomicx", "explore", "examples", "examples/treiber"} {
 		assert.False(t, isComponentPkg(p), p)
 	}
 }
@@ -202,14 +202,14 @@ func TestSelectorPicksPackagesThatCanMakeAKeptRow(t *testing.T) {
 	assert.True(t, lfq.pkg("lfq", ""))
 	assert.True(t, lfq.pkg("fuzz", ""), "lfq's fuzz targets live in fuzz/")
 	assert.False(t, lfq.pkg("runnext", ""))
-	assert.False(t, lfq.pkg("internal/explore", "schedcheck"))
+	assert.False(t, lfq.pkg("explore", "schedcheck"))
 	assert.True(t, lfq.row(row{component: "lfq", check: "unit"}))
 	assert.False(t, lfq.row(row{component: "runnext", check: "unit"}))
 
 	km := selector{regexp.MustCompile(`seeded mutants`)}
 	assert.True(t, km.pkg("executor", "schedcheck,schedmutant"))
 	assert.False(t, km.pkg("executor", ""), "the kill matrix runs in the mutant pass only")
-	assert.False(t, km.pkg("internal/atomicx", "schedcheck,schedmutant"))
+	assert.False(t, km.pkg("atomicx", "schedcheck,schedmutant"))
 
 	tool := selector{regexp.MustCompile(`^tlc runner unit$`)}
 	assert.True(t, tool.pkg("internal/tlc", ""))

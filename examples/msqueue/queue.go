@@ -6,7 +6,7 @@
 // does not arise here.
 package msqueue
 
-import "github.com/schedkit/schedkit/internal/atomicx"
+import "github.com/schedkit/schedkit/atomicx"
 
 type node struct {
 	value int

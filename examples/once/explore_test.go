@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 )
 
 type doer interface{ Do(f func()) }

@@ -6,7 +6,7 @@
 // comment inside sync.Once warns against.
 package once
 
-import "github.com/schedkit/schedkit/internal/atomicx"
+import "github.com/schedkit/schedkit/atomicx"
 
 const (
 	idle = iota

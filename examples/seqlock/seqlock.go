@@ -9,7 +9,7 @@
 // the two sequence loads bracket the data loads.
 package seqlock
 
-import "github.com/schedkit/schedkit/internal/atomicx"
+import "github.com/schedkit/schedkit/atomicx"
 
 // Pair is a pair of values written together and read consistently. Write
 // must not be called by two goroutines at once; Read may be called by any

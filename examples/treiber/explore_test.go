@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 )
 
 // pool is what the scenario needs of a stack.

@@ -8,7 +8,7 @@
 // CAS fails and the pop retries.
 package treiber
 
-import "github.com/schedkit/schedkit/internal/atomicx"
+import "github.com/schedkit/schedkit/atomicx"
 
 // Stack is a lock-free LIFO stack of the node indices 0 to n-1, each on the
 // stack at most once. The zero value is not usable: call New.

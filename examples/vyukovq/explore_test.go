@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/explore"
 )
 
 type queue interface {

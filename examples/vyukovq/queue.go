@@ -10,7 +10,7 @@
 // and its consumer.
 package vyukovq
 
-import "github.com/schedkit/schedkit/internal/atomicx"
+import "github.com/schedkit/schedkit/atomicx"
 
 type slot struct {
 	seq   atomicx.Uint64

@@ -8,7 +8,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/internal/proptest"
 )
 

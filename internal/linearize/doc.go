@@ -27,8 +27,8 @@
 // report a hung history); the counter is the only word the goroutines
 // share, so recording adds one atomic add per call and per return.
 //
-// The counter is an internal/atomicx cell, so under -tags schedcheck and the
-// explorer (internal/explore) each stamp is a scheduling point of its own,
+// The counter is an atomicx cell, so under -tags schedcheck and the
+// explorer (explore) each stamp is a scheduling point of its own,
 // named linearize.clock in traces: a call is stamped where it happens in the
 // explored order. A stamp the explorer did not see would be taken while the
 // thread runs alone up to its first scheduling point, before the first

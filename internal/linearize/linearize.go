@@ -15,8 +15,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/schedkit/schedkit/internal/atomicx"
-	"github.com/schedkit/schedkit/internal/explore"
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
 )
 
 // DirEnv is the environment variable that, when set, names the directory
