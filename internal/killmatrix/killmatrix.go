@@ -305,9 +305,10 @@ func firstLine(s string) string {
 }
 
 // byTLC checks the spec's mutant of the same name (for "none", the spec
-// itself) in default mode: a mutant is caught when TLC rejects it, by its
-// Expect name where it has one (the only-it re-run is the tlc step's, not
-// this extra column's). No jar, or no such config, reads n/a.
+// itself; <Spec>_long_mutant_<Name> where it is long mode's only): a
+// mutant is caught when TLC rejects it, by its Expect name where it has
+// one (the only-it re-run is the tlc step's, not this extra column's). No
+// jar, or no such config, reads n/a.
 func byTLC(t testing.TB, cfg Config, mutation string) (Verdict, string) {
 	c, err := tlc.NewChecker(2)
 	if err != nil {
@@ -317,12 +318,13 @@ func byTLC(t testing.TB, cfg Config, mutation string) (Verdict, string) {
 	if err != nil {
 		return NotRun, err.Error() // the tlc step fails on a malformed config; this column is an extra
 	}
-	want := cfg.Spec
+	want, wantLong := cfg.Spec, ""
 	if mutation != "none" {
-		want = cfg.Spec + "_mutant_" + mutation
+		// A slow mutant's config may be long mode's only.
+		want, wantLong = cfg.Spec+"_mutant_"+mutation, cfg.Spec+"_long_mutant_"+mutation
 	}
-	for _, m := range tlc.Select(models, false) {
-		if m.Name != want {
+	for _, m := range tlc.Select(models, true) {
+		if m.Name != want && (wantLong == "" || m.Name != wantLong) {
 			continue
 		}
 		r := c.Run(context.Background(), m)
