@@ -130,7 +130,7 @@ var killConfig = killmatrix.Config{
 		{Name: "syscallms", Deterministic: true, Run: bubbles(syscallMixed(1), syscallMixed(2))},
 		{Name: "syscallshort", Deterministic: true, Run: bubbles(syscallShort(1), syscallShort(2), syscallAfterBackoff)},
 		{Name: "syscallclose", Deterministic: true, Run: bubbles(syscallShutdown, syscallClose(1), syscallClose(2), syscallNesting)},
-		{Name: "explorer", Deterministic: true, Run: killByExplorer},
+		{Name: "explorer", Deterministic: true, Run: killByExplorer, RealCodeElsewhere: true},
 		{Name: "stress", Run: killByStress},
 		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)
 	},

@@ -38,7 +38,7 @@ var killConfig = killmatrix.Config{
 	Mutations: runnext.Mutations(),
 	Set:       runnext.SetMutation,
 	Checkers: []killmatrix.Checker{
-		{Name: "explorer", Run: killByExplorer, Deterministic: true},
+		{Name: "explorer", Run: killByExplorer, Deterministic: true, RealCodeElsewhere: true},
 		{Name: "model", Run: killByModel, Deterministic: true},
 		{Name: "scenarios", Run: killByScenarios, Deterministic: true},
 		{Name: "stress", Run: killByStress},

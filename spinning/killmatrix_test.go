@@ -39,7 +39,7 @@ var killConfig = killmatrix.Config{
 	Checkers: []killmatrix.Checker{
 		// DFS over every interleaving within the bound: the same verdict
 		// on every run and machine.
-		{Name: "explorer", Run: killByExplorer, Deterministic: true},
+		{Name: "explorer", Run: killByExplorer, Deterministic: true, RealCodeElsewhere: true},
 		// rapid with its seed fixed by proptest.ExpectFailure.
 		{Name: "model", Run: killByModel, Deterministic: true},
 		// Fixed sequential scenarios, one aimed at each mutation's step.

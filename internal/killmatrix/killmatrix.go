@@ -30,6 +30,8 @@
 //	any checker failing the real code fails the matrix      TestRunFailsAFalseAlarmOnTheRealCode
 //	-short stops at two kills and still judges the bar      TestShortStopsAtTheKillsTheBarNeeds
 //	-short tries a mutant's expected killers first          TestShortTriesTheExpectedKillersFirst
+//	-short spares a RealCodeElsewhere checker on the real   TestShortTriesTheExpectedKillersFirst
+//	  code only
 //	ByExplorer: n/a without the explorer, else its verdict  TestByExplorerRunsOnlyWithTheExplorer
 //	ByModel: a refuted property kills, first line as why    TestByModelCatchesAFailingProperty
 //	ModelCatch: caught for the expected reason, or an error TestModelCatchWantsTheReason
@@ -66,6 +68,12 @@ type Checker struct {
 	Name          string
 	Run           func(t *testing.T) error
 	Deterministic bool
+
+	// RealCodeElsewhere marks a checker whose verdict on the real code the
+	// test command already has from another step (the explorer's cell runs
+	// the scenarios the explorer step's TestExplore* runs): under -short the
+	// "none" row spares it. The full table runs it.
+	RealCodeElsewhere bool
 }
 
 // ErrNotApplicable marks a checker that cannot run in this build.
@@ -198,7 +206,8 @@ func Run(t testing.TB, cfg Config) {
 			order = tryOrder(t, cfg, mutation)
 		}
 		for _, c := range order {
-			if short && (!c.Deterministic || (mutation != "none" && caught >= minKills)) {
+			if short && (!c.Deterministic || (mutation != "none" && caught >= minKills) ||
+				(mutation == "none" && c.RealCodeElsewhere)) {
 				verdicts[c.Name] = Spared
 				continue
 			}

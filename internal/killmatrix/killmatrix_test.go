@@ -249,6 +249,18 @@ func TestShortTriesTheExpectedKillersFirst(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Equal(t, "none/a\nnone/b\nstrong/b\nstrong/a\n", string(got))
 
+	// b's verdict on the real code is had elsewhere: -short spares it there
+	// only, and still tries it on the mutant.
+	assert.NoError(t, os.Remove(log))
+	c.Checkers[1].RealCodeElsewhere = true
+	rec = &recorder{TB: t}
+	killmatrix.Run(rec, c)
+	assert.Empty(t, rec.errs)
+	got, err = os.ReadFile(log)
+	assert.NoError(t, err)
+	assert.Equal(t, "none/a\nstrong/b\nstrong/a\n", string(got))
+	c.Checkers[1].RealCodeElsewhere = false
+
 	c.Killers = map[string][]string{"strong": {"nosuch"}}
 	rec = &recorder{TB: t}
 	killmatrix.Run(rec, c)
