@@ -1,9 +1,7 @@
 package globalq_test
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -11,6 +9,7 @@ import (
 	"github.com/schedkit/schedkit/globalq"
 	"github.com/schedkit/schedkit/internal/killmatrix"
 	"github.com/schedkit/schedkit/internal/linearize"
+	"github.com/schedkit/schedkit/internal/proptest"
 )
 
 // queueUnderTest is the surface of a globalq.Queue[int] that the model test
@@ -167,23 +166,6 @@ func (m *queueModel) check(t *rapid.T, after string) {
 	_ = cached
 }
 
-// expectPanic runs f and fails unless it panics with a message containing
-// want.
-func expectPanic(t *rapid.T, what, want string, f func()) {
-	t.Helper()
-	var r any
-	func() {
-		defer func() { r = recover() }()
-		f()
-	}()
-	if r == nil {
-		t.Fatalf("%s: did not panic, want a panic containing %q", what, want)
-	}
-	if msg := fmt.Sprint(r); !strings.Contains(msg, want) {
-		t.Fatalf("%s: panicked with %q, want a message containing %q", what, msg, want)
-	}
-}
-
 // getBatch does one GetBatch and checks it against the model:
 // n = min(requested, len, len/procs + 1) of the oldest items, the oldest to
 // run, the others appended to rest after its prefix.
@@ -245,13 +227,13 @@ func (m *queueModel) actions() map[string]func(*rapid.T) {
 			m.check(t, "PutBatch")
 		},
 		"PutNil": func(t *rapid.T) {
-			expectPanic(t, "Put(nil)", "Queue.Put", func() { m.q.Put(nil) })
+			proptest.ExpectPanic(t, "Put(nil)", "Queue.Put", func() { m.q.Put(nil) })
 			m.check(t, "Put(nil)")
 		},
 		"PutBatchNil": func(t *rapid.T) {
 			ts := m.newItems(rapid.IntRange(1, 300).Draw(t, "k"))
 			ts[rapid.IntRange(0, len(ts)-1).Draw(t, "nilAt")] = nil
-			expectPanic(t, "PutBatch with a nil", "Queue.PutBatch", func() { m.q.PutBatch(ts) })
+			proptest.ExpectPanic(t, "PutBatch with a nil", "Queue.PutBatch", func() { m.q.PutBatch(ts) })
 			m.check(t, "PutBatch with a nil")
 		},
 		"Get": func(t *rapid.T) {
@@ -290,8 +272,8 @@ func (m *queueModel) actions() map[string]func(*rapid.T) {
 		},
 		"GetBatchMisuse": func(t *rapid.T) {
 			bad := rapid.IntRange(-5, 0).Draw(t, "bad")
-			expectPanic(t, "GetBatch with requested <= 0", "Queue.GetBatch", func() { m.q.GetBatch(bad, 1, nil) })
-			expectPanic(t, "GetBatch with procs <= 0", "Queue.GetBatch", func() { m.q.GetBatch(1, bad, nil) })
+			proptest.ExpectPanic(t, "GetBatch with requested <= 0", "Queue.GetBatch", func() { m.q.GetBatch(bad, 1, nil) })
+			proptest.ExpectPanic(t, "GetBatch with procs <= 0", "Queue.GetBatch", func() { m.q.GetBatch(1, bad, nil) })
 			m.check(t, "GetBatch misuse")
 		},
 		"Len": func(t *rapid.T) {

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
 
 	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/internal/proptest"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -192,23 +192,6 @@ func (m *ringModel) put(t *rapid.T, i int, item *int, spill []*int) []*int {
 	return out
 }
 
-// expectPanic runs f and fails unless it panics with a message containing
-// want.
-func expectPanic(t *rapid.T, what, want string, f func()) {
-	t.Helper()
-	var r any
-	func() {
-		defer func() { r = recover() }()
-		f()
-	}()
-	if r == nil {
-		t.Fatalf("%s: did not panic, want a panic containing %q", what, want)
-	}
-	if msg := fmt.Sprint(r); !strings.Contains(msg, want) {
-		t.Fatalf("%s: panicked with %q, want a message containing %q", what, msg, want)
-	}
-}
-
 func (m *ringModel) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		// One Put: spill is nil, the reused empty buffer, or a buffer that
@@ -246,7 +229,7 @@ func (m *ringModel) actions() map[string]func(*rapid.T) {
 		},
 		"PutNil": func(t *rapid.T) {
 			i := m.drawRing(t, "ring")
-			expectPanic(t, "Put(nil)", "Ring.Put", func() { m.rings[i].Put(nil, nil) })
+			proptest.ExpectPanic(t, "Put(nil)", "Ring.Put", func() { m.rings[i].Put(nil, nil) })
 			m.checkRing(t, i, "Put(nil)")
 		},
 		// PutBatch of up to 300 items: it puts the prefix that fits and
@@ -276,7 +259,7 @@ func (m *ringModel) actions() map[string]func(*rapid.T) {
 			i := m.drawRing(t, "ring")
 			ts := m.newItems(rapid.IntRange(1, 300).Draw(t, "k"))
 			ts[rapid.IntRange(0, len(ts)-1).Draw(t, "nilAt")] = nil
-			expectPanic(t, "PutBatch with a nil", "Ring.PutBatch", func() { m.rings[i].PutBatch(ts) })
+			proptest.ExpectPanic(t, "PutBatch with a nil", "Ring.PutBatch", func() { m.rings[i].PutBatch(ts) })
 			m.checkRing(t, i, "PutBatch with a nil")
 		},
 		"Get": func(t *rapid.T) {
@@ -296,7 +279,7 @@ func (m *ringModel) actions() map[string]func(*rapid.T) {
 			dst := (src + rapid.IntRange(1, len(m.rings)-1).Draw(t, "thiefOffset")) % len(m.rings)
 			if len(m.models[dst]) > lfq.Size/2 {
 				m.stats.stealPanics++
-				expectPanic(t, "StealHalf into a ring holding more than Size/2", "more than Size/2",
+				proptest.ExpectPanic(t, "StealHalf into a ring holding more than Size/2", "more than Size/2",
 					func() { m.rings[src].StealHalf(m.rings[dst]) })
 				m.checkRing(t, src, "StealHalf panic")
 				m.checkRing(t, dst, "StealHalf panic")
@@ -321,8 +304,8 @@ func (m *ringModel) actions() map[string]func(*rapid.T) {
 		},
 		"StealHalfMisuse": func(t *rapid.T) {
 			i := m.drawRing(t, "ring")
-			expectPanic(t, "StealHalf into itself", "victim as destination", func() { m.rings[i].StealHalf(m.rings[i]) })
-			expectPanic(t, "StealHalf into nil", "nil destination", func() { m.rings[i].StealHalf(nil) })
+			proptest.ExpectPanic(t, "StealHalf into itself", "victim as destination", func() { m.rings[i].StealHalf(m.rings[i]) })
+			proptest.ExpectPanic(t, "StealHalf into nil", "nil destination", func() { m.rings[i].StealHalf(nil) })
 			m.checkRing(t, i, "StealHalf misuse")
 		},
 		"Drain": func(t *rapid.T) {

@@ -165,30 +165,13 @@ func (m *queueModel) put(t *rapid.T, i int, item *int, spill []*int) []*int {
 	return out
 }
 
-// expectPanic runs f and fails unless it panics with a message containing
-// want.
-func expectPanic(t *rapid.T, what, want string, f func()) {
-	t.Helper()
-	var r any
-	func() {
-		defer func() { r = recover() }()
-		f()
-	}()
-	if r == nil {
-		t.Fatalf("%s: did not panic, want a panic containing %q", what, want)
-	}
-	if msg := fmt.Sprint(r); !strings.Contains(msg, want) {
-		t.Fatalf("%s: panicked with %q, want a message containing %q", what, msg, want)
-	}
-}
-
 // steal does one StealHalf from queue src into dst and checks it against
 // the model, the time it took included.
 func (m *queueModel) steal(t *rapid.T, src, dst int, stealNext bool) {
 	t.Helper()
 	if len(m.rings[dst]) > lfq.Size/2 {
 		m.stats.stealPanics++
-		expectPanic(t, "StealHalf into a queue whose ring holds more than Size/2", "more than",
+		proptest.ExpectPanic(t, "StealHalf into a queue whose ring holds more than Size/2", "more than",
 			func() { m.qs[src].StealHalf(m.qs[dst], stealNext) })
 		m.check(t, src, "StealHalf panic")
 		return
@@ -277,11 +260,11 @@ func (m *queueModel) actions() map[string]func(*rapid.T) {
 		},
 		"PutNil": func(t *rapid.T) {
 			i := m.draw(t, "queue")
-			expectPanic(t, "PutNext(nil)", "called with a nil", func() { m.qs[i].PutNext(nil, nil) })
-			expectPanic(t, "Put(nil)", "called with a nil", func() { m.qs[i].Put(nil, nil) })
+			proptest.ExpectPanic(t, "PutNext(nil)", "called with a nil", func() { m.qs[i].PutNext(nil, nil) })
+			proptest.ExpectPanic(t, "Put(nil)", "called with a nil", func() { m.qs[i].Put(nil, nil) })
 			ts := m.newItems(rapid.IntRange(1, 5).Draw(t, "k"))
 			ts[rapid.IntRange(0, len(ts)-1).Draw(t, "nilAt")] = nil
-			expectPanic(t, "PutBatch with a nil", "called with a nil", func() { m.qs[i].PutBatch(ts) })
+			proptest.ExpectPanic(t, "PutBatch with a nil", "called with a nil", func() { m.qs[i].PutBatch(ts) })
 			m.check(t, i, "puts of nil")
 		},
 		"Get": func(t *rapid.T) {
@@ -323,8 +306,8 @@ func (m *queueModel) actions() map[string]func(*rapid.T) {
 		},
 		"StealHalfMisuse": func(t *rapid.T) {
 			i := m.draw(t, "queue")
-			expectPanic(t, "StealHalf into itself", "victim as destination", func() { m.qs[i].StealHalf(m.qs[i], true) })
-			expectPanic(t, "StealHalf into nil", "nil destination", func() { m.qs[i].StealHalf(nil, true) })
+			proptest.ExpectPanic(t, "StealHalf into itself", "victim as destination", func() { m.qs[i].StealHalf(m.qs[i], true) })
+			proptest.ExpectPanic(t, "StealHalf into nil", "nil destination", func() { m.qs[i].StealHalf(nil, true) })
 			m.check(t, i, "StealHalf misuse")
 		},
 		"Drain": func(t *rapid.T) {

@@ -259,23 +259,6 @@ func orEmptyH(s []spinning.Handoff) []spinning.Handoff {
 	return s
 }
 
-// expectPanic runs f and fails unless it panics with a message containing
-// want.
-func expectPanic(t *rapid.T, what, want string, f func()) {
-	t.Helper()
-	var r any
-	func() {
-		defer func() { r = recover() }()
-		f()
-	}()
-	if r == nil {
-		t.Fatalf("%s: did not panic, want a panic containing %q", what, want)
-	}
-	if msg := fmt.Sprint(r); !strings.Contains(msg, want) {
-		t.Fatalf("%s: panicked with %q, want a message containing %q", what, msg, want)
-	}
-}
-
 func (sm *spinMachine) actions() map[string]func(*rapid.T) {
 	md := sm.md
 	return map[string]func(*rapid.T){
@@ -527,7 +510,7 @@ func (sm *spinMachine) actions() map[string]func(*rapid.T) {
 			}
 			x := cands[rapid.IntRange(0, len(cands)-1).Draw(t, "misuse")]
 			sm.stats.misuses++
-			expectPanic(t, x.name, x.want, x.f)
+			proptest.ExpectPanic(t, x.name, x.want, x.f)
 			sm.check(t, "misuse: "+x.name)
 		},
 		"": func(*rapid.T) { sm.stats.steps++ },

@@ -229,32 +229,15 @@ func (m *stealModel) actions() map[string]func(*rapid.T) {
 			self := rapid.SampledFrom([]int{-1, len(m.ps), len(m.ps) + 5}).Draw(t, "thief")
 			m.stats.misuses++
 			*m.log = nil
-			expectPanic(t, "Steal with a bad thief", "Stealer.Steal", func() { m.s.Steal(self, func() uint32 { return 0 }) })
-			expectPanic(t, "Pass with a bad thief", "Stealer.Pass", func() { m.s.Pass(self, 0, true) })
-			expectPanic(t, "Steal with a nil random source", "nil random source", func() { m.s.Steal(0, nil) })
+			proptest.ExpectPanic(t, "Steal with a bad thief", "Stealer.Steal", func() { m.s.Steal(self, func() uint32 { return 0 }) })
+			proptest.ExpectPanic(t, "Pass with a bad thief", "Stealer.Pass", func() { m.s.Pass(self, 0, true) })
+			proptest.ExpectPanic(t, "Steal with a nil random source", "nil random source", func() { m.s.Steal(0, nil) })
 			if len(*m.log) != 0 {
 				t.Fatalf("a call that panicked visited %v", *m.log)
 			}
 			m.check(t, "a misuse")
 		},
 		"": func(t *rapid.T) { m.check(t, "an action") },
-	}
-}
-
-// expectPanic runs f and fails unless it panics with a message containing
-// want.
-func expectPanic(t *rapid.T, what, want string, f func()) {
-	t.Helper()
-	var r any
-	func() {
-		defer func() { r = recover() }()
-		f()
-	}()
-	if r == nil {
-		t.Fatalf("%s: did not panic, want a panic containing %q", what, want)
-	}
-	if msg := fmt.Sprint(r); !strings.Contains(msg, want) {
-		t.Fatalf("%s: panicked with %q, want a message containing %q", what, msg, want)
 	}
 }
 

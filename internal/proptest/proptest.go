@@ -1,7 +1,8 @@
 // Package proptest proves that a property test can fail: ExpectFailure runs a
 // rapid property on a Recorder instead of the test, so a test can assert
 // that the property catches a deliberately broken implementation (DESIGN.md:
-// a check that cannot fail is a defect). Every component's model test uses it.
+// a check that cannot fail is a defect). Every component's model test uses it,
+// and ExpectPanic for the hot-path misuse that must panic naming its call.
 package proptest
 
 import (
@@ -110,4 +111,32 @@ func ExpectFailure(t *testing.T, prop func(*rapid.T)) *Recorder {
 		rapid.Check(rec, prop)
 	}()
 	return rec
+}
+
+// Fataler is what ExpectPanic reports to: a *testing.T, a *rapid.T or a
+// Recorder.
+type Fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
+// Panicked runs f and returns what it panicked with, or nil.
+func Panicked(f func()) (v any) {
+	defer func() { v = recover() }()
+	f()
+	return nil
+}
+
+// ExpectPanic runs f, which must panic with a message containing want (a
+// misuse on a hot path panics naming the call); what names the step in the
+// failure.
+func ExpectPanic(t Fataler, what, want string, f func()) {
+	t.Helper()
+	r := Panicked(f)
+	if r == nil {
+		t.Fatalf("%s: did not panic, want a panic containing %q", what, want)
+	}
+	if msg := fmt.Sprint(r); !strings.Contains(msg, want) {
+		t.Fatalf("%s: panicked with %q, want a message containing %q", what, msg, want)
+	}
 }
