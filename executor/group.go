@@ -47,6 +47,15 @@ type Group struct {
 	// Wait (pushed by CAS from any Go; a Wait takes the whole stack by
 	// Swap, so there is no ABA on pop).
 	kids atomicx.Pointer[task]
+
+	// A Task.Join's state (join.go) is a Group of its worker's, never
+	// handed out: jw is that worker (nil for a group); jstate is
+	// joinPending, joinParked (the joiner sleeps) or joinDone (the side
+	// a thief ran has finished: finish's last touch of the Group); jnext
+	// links the worker's free list.
+	jw     *worker
+	jstate atomicx.Uint32
+	jnext  *Group
 }
 
 // waiter is one Wait asleep on a group: a task's worker (woken through its
@@ -185,6 +194,10 @@ func (g *Group) addKid(t *task) {
 // waiter. x is the worker that ran it (holding its P in pSched, or none),
 // nil if the task never ran.
 func (g *Group) finish(err error, x *worker) {
+	if g.jw != nil {
+		g.joinFinish(err, x)
+		return
+	}
 	if err != nil && g.failed.CompareAndSwap(0, 1) {
 		g.err = err
 		g.failed.Store(2)
@@ -279,7 +292,7 @@ func (e *Executor) helpWait(w *worker, g *Group) {
 		e.dropKids(w, g, mine)
 		return
 	}
-	if g.n.Load() == 0 {
+	if g.done() {
 		return // done: no switch
 	}
 	level := w.nest
@@ -308,6 +321,10 @@ func (e *Executor) helpWait(w *worker, g *Group) {
 
 // helpLoop is helpWait's loop, on whichever goroutine runs it.
 func (e *Executor) helpLoop(w *worker, g *Group, mine **task) {
+	if g.jw != nil {
+		e.joinLoop(w, g)
+		return
+	}
 	for g.n.Load() != 0 {
 		if mutant != helpOthersFirst && e.helpOwn(w, g, mine) {
 			continue
@@ -514,6 +531,9 @@ func (e *Executor) executeNested(w *worker, t *task, inherit bool) {
 // dropKids lets go of the kids list references a finished Wait still
 // holds: every kid has been claimed by then, by an M that dequeued it.
 func (e *Executor) dropKids(w *worker, g *Group, mine *task) {
+	if g.jw != nil {
+		return // a join state has no kids list
+	}
 	rest := g.kids.Swap(nil)
 	if mine == nil && rest == nil {
 		return

@@ -129,6 +129,15 @@ const (
 	// with a plain store, not a CAS from pSyscall, so after a retake two
 	// Ms hold the P and the task runs beside Procs others.
 	syscallExitIgnoresRetake
+	// BootNoWait: New returns before its Ms have parked, so a submit made
+	// at once finds no idle M and makes one more (newm), and the boot M
+	// it raced with parks unused.
+	bootNoWait
+	// SysmonNotKicked: an M never wakes a sysmon whose round is overdue
+	// while a call is in pSyscall, so a call's retake waits on the Go
+	// timer, which is a millisecond late when Go's Ps idle, or a yield
+	// period late when every Go P runs an M.
+	sysmonNotKicked
 	// GlobalFreeNoZero: a record that a P with a full free list sends to
 	// the global list (gfspill) is not zeroed, so the task that reuses it,
 	// an outside submit or another P's spawn, inherits the fields its last
@@ -139,6 +148,17 @@ const (
 	// them on its own list too, so one record is handed out twice: to a
 	// spawn on the P and to an outside submit (or another P's refill).
 	spillKeepsLocal
+	// JoinTakesBackStolen: a Task.Join takes its b back without winning
+	// b's claim word, so a b that a thief took runs twice.
+	joinTakesBackStolen
+	// JoinSkipsWaitForThief: a Task.Join whose b a thief took returns
+	// without waiting for it, while b may still run.
+	joinSkipsWaitForThief
+	// JoinStateReusedBeforeWait: a Task.Join whose b a thief took puts its
+	// join state back on the M's free list before it waits, so a Join run
+	// meanwhile (in the wait's help) reuses it, and the thief's finish
+	// ends the wrong Join, or a reset hides it from the right one.
+	joinStateReusedBeforeWait
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -179,9 +199,15 @@ var mutationNames = [...]string{
 
 	syscallNeverRetaken:      "SyscallNeverRetaken",
 	syscallExitIgnoresRetake: "SyscallExitIgnoresRetake",
+	bootNoWait:               "BootNoWait",
+	sysmonNotKicked:          "SysmonNotKicked",
 
 	globalFreeNoZero: "GlobalFreeNoZero",
 	spillKeepsLocal:  "SpillKeepsLocal",
+
+	joinTakesBackStolen:       "JoinTakesBackStolen",
+	joinSkipsWaitForThief:     "JoinSkipsWaitForThief",
+	joinStateReusedBeforeWait: "JoinStateReusedBeforeWait",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

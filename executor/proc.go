@@ -41,9 +41,15 @@ const (
 // own is the status word of P held by worker id in state st.
 func own(id uint32, st uint32) uint32 { return id<<stateBits | st }
 
+// cacheLine pads the words a P or an M writes on every task (a P's status
+// word and runnext count, an M's current task) off the lines of any other
+// P's or M's, so that Ps running side by side never write one line.
+const cacheLine = 64
+
 // proc is a P: its local run queue (a runnext slot before an lfq ring), its
 // free task records, its status word and counters.
 type proc struct {
+	_      [cacheLine]byte // off the line of whatever was allocated before
 	id     int
 	status atomicx.Uint32
 	m      atomicx.Pointer[worker] // the holder; stored before the status word names it
@@ -84,12 +90,14 @@ type proc struct {
 	seenCallWhen int64
 
 	stats procStats
+	_     [cacheLine]byte
 }
 
 // worker is an M: a goroutine that runs the schedule loop, holding a
 // spinning.M (and through it at most one P). Its fields are its own unless
 // said otherwise.
 type worker struct {
+	_  [cacheLine]byte // see ticks
 	e  *Executor
 	id uint32 // from 1; the holder id in P status words
 
@@ -110,6 +118,10 @@ type worker struct {
 	// gen equals cur. gen counts the worker's tasks.
 	cur atomicx.Uint64
 	gen uint64
+	// ticks counts the tasks the M loop ran, for yieldEvery. The fields
+	// from e to here are the M's hot ones: the pad before them and the
+	// cold fields after them keep them off any other M's line.
+	ticks uint32
 
 	// lent counts retakers (sysmon, Shutdown) that are using sm because
 	// they took the worker's P from under its task. The worker touches sm
@@ -141,8 +153,14 @@ type worker struct {
 	// helpers run the help loops of the M's Waits, one per nesting level
 	// (group.go's helper).
 	helpers []*helper
-	// ticks counts the tasks the M loop ran, for yieldEvery.
-	ticks uint32
+	// joins is the M's free list of join states (join.go), linked
+	// through Group.jnext: a Task.Join's handle never escapes, so its
+	// state is reused once the Join has returned.
+	joins *Group
+	// jpush counts the M's Joins, so that a Join can tell whether
+	// another Join pushed since its own (then its side is not in
+	// runnext any more).
+	jpush uint64
 }
 
 // rand is the victim order's random source: xorshift64*, seeded per worker,

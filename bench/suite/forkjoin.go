@@ -45,6 +45,7 @@ type forkImpl struct {
 // up to the root (d = maxForkDepth+1).
 var (
 	kidsSchedkit [maxForkDepth + 2]func(executor.Task) error
+	kidsJoin     [maxForkDepth + 2]func(executor.Task)
 	kidsErr      [maxForkDepth + 2]func() error
 	kidsConc     [maxForkDepth + 2]func()
 )
@@ -52,6 +53,7 @@ var (
 func init() {
 	for d := 1; d <= maxForkDepth+1; d++ {
 		kidsSchedkit[d] = func(t executor.Task) error { return nodeSchedkit(t, d-1) }
+		kidsJoin[d] = func(t executor.Task) { nodeJoin(t, d-1) }
 		kidsErr[d] = func() error { return nodeErrgroup(d - 1) }
 		kidsConc[d] = func() { nodeConc(d - 1) }
 	}
@@ -68,6 +70,18 @@ func nodeSchedkit(t executor.Task, d int) error {
 	g.Go(kidsSchedkit[d])
 	g.Go(kidsSchedkit[d])
 	return g.Wait()
+}
+
+// nodeJoin runs its two children with Task.Join: one inline, the other
+// left in the P's runnext for a thief and taken back if none came.
+func nodeJoin(t executor.Task, d int) {
+	if d == 0 {
+		forkLeaves.Add(1)
+		return
+	}
+	if err := t.Join(kidsJoin[d], kidsJoin[d]); err != nil {
+		panic(err)
+	}
 }
 
 // nodeGo starts each child with a go statement and waits on a WaitGroup.
@@ -151,6 +165,16 @@ var forkImpls = []forkImpl{
 			}
 		}, func() {}
 	}},
+	{"schedkit-join", func(b *testing.B) (func(int), func()) {
+		e := NewExecutor(b, executor.Config{})
+		done := make(chan struct{}, 1)
+		return func(depth int) {
+			if err := e.Go(func(t executor.Task) { kidsJoin[depth+1](t); done <- struct{}{} }); err != nil {
+				b.Fatal(err)
+			}
+			<-done
+		}, func() {}
+	}},
 	{"go", func(b *testing.B) (func(int), func()) {
 		return nodeGo, func() {}
 	}},
@@ -229,6 +253,10 @@ What "spawn and wait" is in each:
 
 - schedkit: Task.NewGroup, Group.Go (a local spawn into the P's runnext),
   Group.Wait (runs queued tasks, its own children first, while it waits).
+- schedkit-join: Task.Join(a, b) per node (Rayon's join): b goes to the P's
+  runnext, a runs inline, b is taken back and run inline unless an idle M stole
+  it; a Join whose b was stolen runs queued tasks (or sleeps) until it is done.
+  No group, and no queue trip for a b taken back from runnext.
 - go: a go statement per child, a sync.WaitGroup per node.
 - errgroup, conc: a new errgroup.Group (SetLimit(GOMAXPROCS)) or conc pool
   (WithMaxGoroutines(GOMAXPROCS)) per node, since a shared one cannot be waited
