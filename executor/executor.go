@@ -62,6 +62,10 @@ type Executor struct {
 	live    atomicx.Int64
 	exited  atomicx.Note
 	stopped atomicx.Uint32
+	// booting is 1 from boot until its Ms have all parked; booted wakes
+	// boot then (checkDead).
+	booting atomicx.Uint32
+	booted  atomicx.Note
 
 	// parksNoP counts the parks of Ms that held no P (stats.go).
 	parksNoP atomicx.Uint64
@@ -150,13 +154,21 @@ func build(cfg Config, goStart func(func()), needM bool) (*Executor, error) {
 	return e, nil
 }
 
-// boot starts Procs Ms, which park, and sysmon.
+// boot starts Procs Ms and sysmon, and returns once the Ms have parked.
+// A submit that found no M parked would make one more (startm's newm),
+// and the boot M it raced with would park unused: 4 Ms at Procs 2 when the
+// first Go came right after New. The runtime makes its Ms only when
+// startm finds none idle (mget, then newm), so it has no such race.
 func (e *Executor) boot() {
+	e.booting.Store(1)
 	for range e.procs {
 		e.startM()
 	}
 	e.live.Add(1)
 	e.goStart(e.sysmon)
+	if mutant != bootNoWait {
+		e.booted.Sleep()
+	}
 }
 
 // Procs returns the number of Ps.
@@ -539,6 +551,9 @@ func (e *Executor) goroutineExit() {
 // queued and no outside submit is in flight. Nothing can make work then:
 // tasks run only on Ms. It mirrors checkdead's count of idle Ms.
 func (e *Executor) checkDead(idle, _ int) {
+	if e.booting.Load() != 0 && idle >= e.procs && e.booting.CompareAndSwap(1, 0) {
+		e.booted.Wakeup() // boot's Ms have all parked
+	}
 	if e.closing.Load() != 0 && e.inflight.Load() == 0 && int64(idle) == e.nm.Load() && !e.work() {
 		e.wakeQuiet(1)
 	}

@@ -69,6 +69,7 @@ var killConfig = killmatrix.Config{
 		"SpillKeepsLocal":            {"reuse", "freelists"},
 		"SyscallNeverRetaken":        {"syscall", "syscall2"},
 		"SyscallExitIgnoresRetake":   {"syscall", "syscall2"},
+		"BootNoWait":                 {"boot", "boot2"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "blockers", Deterministic: true, Run: bubbles(blockersPlusQueued(1, false), blockersPlusQueued(2, false))},
@@ -130,6 +131,8 @@ var killConfig = killmatrix.Config{
 		{Name: "syscallms", Deterministic: true, Run: bubbles(syscallMixed(1), syscallMixed(2))},
 		{Name: "syscallshort", Deterministic: true, Run: bubbles(syscallShort(1), syscallShort(2), syscallAfterBackoff)},
 		{Name: "syscallclose", Deterministic: true, Run: bubbles(syscallShutdown, syscallClose(1), syscallClose(2), syscallNesting)},
+		{Name: "boot", Deterministic: true, Run: bubbles(bootMs(1, false), bootMs(2, false), bootMs(4, false))},
+		{Name: "boot2", Deterministic: true, Run: bubbles(bootMs(1, true), bootMs(2, true), bootMs(4, true))},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer, RealCodeElsewhere: true},
 		{Name: "stress", Run: killByStress},
 		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)
