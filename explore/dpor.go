@@ -261,6 +261,9 @@ func (d *dpor) adjacent(i, j int) bool {
 // start v = (the steps after i not after it in happens-before).j: one of
 // v's initials (Algorithm 1, lines 7 to 10).
 func (d *dpor) reverse(i, j int) {
+	if dporMutant == "dpor-skips-load-race" && d.key(i).op == atomicx.OpLoad {
+		return
+	}
 	var initials, seen uint16
 	var v []int
 	consider := func(k int) {

@@ -120,6 +120,7 @@ func compareWithDFS(t tb, name string, build func() explore.Run) (int, explore.R
 		assert.Equal(t, 1, k, "%s: DPOR ran %d equivalent complete executions of class %s", name, k, c)
 	}
 	assert.Equal(t, len(dfsClasses), dpor.Executions-dpor.Pruned, "%s: complete DPOR executions against Mazurkiewicz traces", name)
+	assert.Equal(t, [2]uint64{uint64(dfs.States), dfs.StateHash}, [2]uint64{uint64(dpor.States), dpor.StateHash}, "%s: DPOR reached other end states than unbounded DFS", name)
 	return len(dfsClasses), dfs, dpor
 }
 
@@ -277,25 +278,31 @@ func TestDPORMatchesDFS(t *testing.T) {
 	}
 }
 
-// A random program with locks and notes: each thread a few operations on two
-// cells, a mutex and a note; what each thread reads is its outcome.
-type dporOp struct {
+// A random program: each thread a few operations on two cells, a mutex and
+// a note; what each thread reads is its outcome, with the cells' final
+// values. reduce_test.go draws from the kinds without notes.
+type progOp struct {
 	kind string
 	cell int
 	a, b uint32
 }
 
-func genDPORProgram(t *rapid.T) [][]dporOp {
+var (
+	progKinds     = []string{"load", "store", "add", "cas", "swap", "locked"}
+	progNoteKinds = append(slices.Clone(progKinds), "wake", "clear", "sleep", "sleepfor")
+)
+
+// genProgram draws 2 or 3 threads of up to maxOps operations (2 for three
+// threads) of the given kinds.
+func genProgram(t *rapid.T, kinds []string, maxOps int) [][]progOp {
 	n := rapid.IntRange(2, 3).Draw(t, "threads")
-	maxOps := 3
 	if n == 3 {
 		maxOps = 2
 	}
-	kinds := []string{"load", "store", "add", "cas", "swap", "locked", "wake", "clear", "sleep", "sleepfor"}
-	prog := make([][]dporOp, n)
+	prog := make([][]progOp, n)
 	for i := range prog {
 		for range rapid.IntRange(1, maxOps).Draw(t, "ops") {
-			prog[i] = append(prog[i], dporOp{
+			prog[i] = append(prog[i], progOp{
 				kind: rapid.SampledFrom(kinds).Draw(t, "kind"),
 				cell: rapid.IntRange(0, 1).Draw(t, "cell"),
 				a:    rapid.Uint32Range(0, 2).Draw(t, "a"),
@@ -306,7 +313,7 @@ func genDPORProgram(t *rapid.T) [][]dporOp {
 	return prog
 }
 
-func dporProgram(prog [][]dporOp) func() explore.Run {
+func program(prog [][]progOp) func() explore.Run {
 	return func() explore.Run {
 		var cells [2]atomicx.Uint32
 		var mu, nmu atomicx.Mutex
@@ -374,8 +381,8 @@ func dporProgram(prog [][]dporOp) func() explore.Run {
 func TestDPORMatchesDFSOnRandomPrograms(t *testing.T) {
 	var execs, dporExecs, traces int
 	rapid.Check(t, func(rt *rapid.T) {
-		prog := genDPORProgram(rt)
-		n, dfs, dpor := compareWithDFS(rt, "prog", dporProgram(prog))
+		prog := genProgram(rt, progNoteKinds, 3)
+		n, dfs, dpor := compareWithDFS(rt, "prog", program(prog))
 		execs += dfs.Executions
 		dporExecs += dpor.Executions
 		traces += n

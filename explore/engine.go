@@ -139,6 +139,7 @@ type execution struct {
 	preempt int
 	choices []uint8
 	steps   []Step
+	addrs   []uintptr // what each step touched (0: the clock)
 	cells   cells
 	fail    *Failure
 	pruned  bool
@@ -367,6 +368,7 @@ func (x *execution) record(c int, prevRunnable bool) {
 	p := &x.threads[c].pending
 	x.last = Step{Thread: c, Op: p.op, Cell: x.cells.name(p.addr), Time: time.Duration(x.clock - epoch)}
 	x.steps = append(x.steps, x.last)
+	x.addrs = append(x.addrs, p.addr)
 	x.choices = append(x.choices, uint8(c))
 	x.prev = c
 }
@@ -395,7 +397,10 @@ type explorer struct {
 	res   Result
 	seen  map[uint64]struct{}
 	start time.Time
-	until time.Time // cfg.Deadline after start
+
+	states  map[uint64]struct{} // end states (see state.go)
+	scratch stateScratch
+	until   time.Time // cfg.Deadline after start
 
 	// where says what the host goroutine is doing, for the watchdog's
 	// report if build or Check hang (read from the watchdog's goroutine).
@@ -439,7 +444,7 @@ func Explore(opts Options, build func() Run) (Result, error) {
 
 // explore is Explore; keepGoing (for tests) counts a failure as the outcome
 // "failure: ERROR" and searches on instead of stopping.
-func explore(opts Options, build func() Run, keepGoing bool) (Result, error) {
+func explore(opts Options, build func() Run, keepGoing bool) (res Result, err error) {
 	if !hookAvailable {
 		return Result{}, ErrNoSchedcheck
 	}
@@ -456,15 +461,21 @@ func explore(opts Options, build func() Run, keepGoing bool) (Result, error) {
 	acquireHook()
 	defer releaseHook()
 	e := &explorer{
-		cfg:   cfg,
-		build: build,
-		timer: time.NewTimer(time.Hour),
-		host:  getg(),
-		seen:  make(map[uint64]struct{}),
-		res:   Result{Name: cfg.Name, Mode: cfg.Mode, Bound: -1},
+		cfg:    cfg,
+		build:  build,
+		timer:  time.NewTimer(time.Hour),
+		host:   getg(),
+		seen:   make(map[uint64]struct{}),
+		states: make(map[uint64]struct{}),
+		res:    Result{Name: cfg.Name, Mode: cfg.Mode, Bound: -1},
 	}
 	e.timer.Stop()
 	defer unregister(e.host)
+	defer func() {
+		if err == nil {
+			err = e.record()
+		}
+	}()
 	switch {
 	case cfg.replay != nil:
 		e.strat = &replayer{sched: cfg.replay}
@@ -500,6 +511,7 @@ func explore(opts Options, build func() Run, keepGoing bool) (Result, error) {
 		}
 		if !x.pruned {
 			e.count(x)
+			e.addState(x)
 		}
 		if x.fail != nil {
 			e.res.Failure = x.fail

@@ -17,6 +17,28 @@ import (
 // came from it); a test that asserts its count of executions sees another.
 const ModeEnv = "SCHEDKIT_MODE"
 
+// MaxExecutionsEnv is the environment variable that lowers MaxExecutions
+// of every DFS and DPOR scenario a test binary runs, never raising it:
+// SCHEDKIT_MAX_EXECUTIONS=2000 with ModeEnv=unbounded runs, of a suite,
+// the scenarios unbounded DFS finishes within 2000 executions and cuts the
+// others short (Result.Complete is false for them).
+const MaxExecutionsEnv = "SCHEDKIT_MAX_EXECUTIONS"
+
+// maxExecutionsFromEnv applies MaxExecutionsEnv, once MaxExecutions has its
+// default.
+func (c *config) maxExecutionsFromEnv() error {
+	v := strings.TrimSpace(os.Getenv(MaxExecutionsEnv))
+	if v == "" || (c.Mode != DFS && c.Mode != DPOR) {
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("explore %s: %s=%q: want a positive number of executions", c.Name, MaxExecutionsEnv, v)
+	}
+	c.MaxExecutions = min(c.MaxExecutions, n)
+	return nil
+}
+
 // modeFromEnv applies ModeEnv to a DFS scenario.
 func (c *config) modeFromEnv() error {
 	v := strings.TrimSpace(os.Getenv(ModeEnv))

@@ -209,6 +209,16 @@ type Result struct {
 	// Unreached lists the labels of Options.MustReach that no execution
 	// reported, in their order there, when no failure stopped the search.
 	Unreached []string
+	// States counts the distinct end states of the executions that ran to
+	// their end or failed: the final values of the cells, locks and notes
+	// the threads touched, the clock, the outcome labels and the failure
+	// (see the package documentation, End states). Equivalent
+	// interleavings end in one state, so a complete DPOR search reaches the
+	// states of a complete unbounded DFS.
+	States int
+	// StateHash hashes the set of end states, in no particular order: two
+	// searches with equal States and StateHash reached the same states.
+	StateHash uint64
 }
 
 // Summary is the line Check logs, "explore NAME: N executions, N schedules,
@@ -538,6 +548,9 @@ func (o Options) config() (config, error) {
 		if c.Mode == DFS || c.Mode == DPOR {
 			c.MaxExecutions = defaultMaxExecutionsDFS
 		}
+	}
+	if err := c.maxExecutionsFromEnv(); err != nil {
+		return c, err
 	}
 	if c.MaxSteps == 0 {
 		c.MaxSteps = defaultMaxSteps

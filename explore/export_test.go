@@ -38,3 +38,11 @@ func ObserveTraces(f func(name string, trace []Step)) (restore func()) {
 	observer.Store(&f)
 	return func() { observer.Store(nil) }
 }
+
+// SetEndStates turns end-state fingerprints on or off, and returns a
+// function restoring the setting.
+func SetEndStates(on bool) (restore func()) {
+	old := endStates
+	endStates = on
+	return func() { endStates = old }
+}
