@@ -170,6 +170,24 @@ func countersUnparkElsewhere(procs int, batch bool) scenario {
 			return err
 		}
 		synctest.Wait() // every M has parked (else a first wakeup makes more)
+		// Every M holds a P once and parks giving it back, so each parked M
+		// has an old P; which M holds which P at boot is the Go scheduler's
+		// choice, and an M with none would hide a count on the old P.
+		hold := make(chan struct{})
+		var held atomic.Int64
+		for range procs {
+			if err := e.Go(func(executor.Task) { held.Add(1); <-hold }); err != nil {
+				return err
+			}
+		}
+		synctest.Wait()
+		if n := held.Load(); n != int64(procs) {
+			close(hold)
+			return fmt.Errorf("setup: %d of %d tasks hold a P at once", n, procs)
+		}
+		close(hold)
+		synctest.Wait()
+		mark := len(l.events())
 		step, release := make(chan struct{}), make(chan struct{})
 		if err := e.Go(func(t executor.Task) {
 			<-step
@@ -199,8 +217,28 @@ func countersUnparkElsewhere(procs int, batch bool) scenario {
 		if err == nil && s.Total.Handoffs != 1 {
 			err = fmt.Errorf("Blocking made %d handoffs, want 1", s.Total.Handoffs)
 		}
+		if err == nil && !unparkedElsewhere(ev, mark) {
+			err = fmt.Errorf("no M was woken with a P other than the one it parked from: the scenario missed its shape")
+		}
 		return joinErr(err, closeAndCheck(e, l))
 	}
+}
+
+// unparkedElsewhere reports whether, after evs[mark], an M unparked on a P
+// other than the one its last park gave back.
+func unparkedElsewhere(evs []executor.Event, mark int) bool {
+	last := map[int]int{} // M -> P of its last park
+	for i, ev := range evs {
+		switch ev.Kind {
+		case executor.EventPark:
+			last[ev.M] = ev.P
+		case executor.EventUnpark:
+			if old, ok := last[ev.M]; ok && i > mark && old >= 0 && old != ev.P {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // countersRetake: tasks hold all procs Ps without telling the executor
