@@ -359,3 +359,125 @@ func TestJoinStress(t *testing.T) {
 	require.NoError(t, e.CheckFreeLists())
 	t.Logf("%d of %d b sides stolen", stolen.Load(), roots*(1<<depth-1))
 }
+
+// The kill matrix's Join scenarios (synctest bubbles, 2 Ps): the bubble's
+// clock orders the steps, so each takes the same path every run. b is
+// stolen: a thief takes it from runnext (joinStolen) or from the ring,
+// displaced by a's spawn (joinStolenRing). In joinReuse a Join (J2) runs
+// in the help of another's (J1) wait, with J1's b finishing during J2,
+// whose own b is taken back (inline) or stolen.
+
+// joinSides is b's bookkeeping: runs, ends, and whether a thief ran it.
+type joinSides struct{ runs, ends, thief atomic.Int64 }
+
+func (s *joinSides) b(joiner *executor.Task, d time.Duration, then func(executor.Task)) func(executor.Task) {
+	return func(bt executor.Task) {
+		s.runs.Add(1)
+		if bt != *joiner {
+			s.thief.Add(1)
+		}
+		time.Sleep(d)
+		if then != nil {
+			then(bt)
+		}
+		s.ends.Add(1)
+	}
+}
+
+// check is the verdict once Join returned err (early: whether b had ended
+// by then).
+func (s *joinSides) check(name string, err error, endedAtReturn int64) error {
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: Join returned %v", name, err)
+	case s.runs.Load() != 1:
+		return fmt.Errorf("%s: b ran %d times, want once", name, s.runs.Load())
+	case endedAtReturn != 1:
+		return fmt.Errorf("%s: Join returned before its stolen b finished", name)
+	case s.thief.Load() != 1:
+		return fmt.Errorf("%s: b was not stolen (the scenario no longer tests a thief)", name)
+	}
+	return nil
+}
+
+// joinStolen: a sleeps 1ms holding the P; the other M steals b from
+// runnext after the steal delay; b sleeps 2ms.
+func joinStolen(*testing.T) error {
+	var s joinSides
+	_, err := runInTask(executor.Config{Procs: 2}, func(tk executor.Task) error {
+		err := tk.Join(func(executor.Task) { time.Sleep(time.Millisecond) }, s.b(&tk, 2*time.Millisecond, nil))
+		return s.check("joinStolen", err, s.ends.Load())
+	}, nil)
+	return err
+}
+
+// joinStolenRing: a spawns x (displacing b to the ring) and sleeps; the
+// thief takes b; the Join takes x back out of runnext, puts it back, and
+// runs it in its wait.
+func joinStolenRing(*testing.T) error {
+	var s joinSides
+	var x atomic.Int64
+	_, err := runInTask(executor.Config{Procs: 2}, func(tk executor.Task) error {
+		err := tk.Join(func(t executor.Task) {
+			t.Go(func(executor.Task) { x.Add(1) })
+			time.Sleep(time.Millisecond)
+		}, s.b(&tk, 2*time.Millisecond, nil))
+		return s.check("joinStolenRing", err, s.ends.Load())
+	}, nil)
+	if err == nil && x.Load() != 1 {
+		err = fmt.Errorf("joinStolenRing: x ran %d times", x.Load())
+	}
+	return err
+}
+
+// joinReuse: the task first lets the other M steal z (busy until 500µs),
+// then J1: a spawns y and sleeps to 1.1ms; at 500µs the thief steals b1
+// from the ring (y sits in runnext), b1 ends at 1.5ms. J1's take-back
+// fails and its wait's help runs y, whose J2 runs c (1ms, to 2.1ms) with
+// d in runnext: J1's b ends during J2. With innerStolen the thief, free
+// after b1, steals d; else b1 spawns w (2ms) onto the thief's P first, so
+// J2 takes d back.
+func joinReuse(innerStolen bool) scenario {
+	return func(*testing.T) error {
+		var s1, s2 joinSides
+		var tk2 executor.Task
+		var j2err error
+		var j2ended int64
+		_, err := runInTask(executor.Config{Procs: 2}, func(tk executor.Task) error {
+			tk.Go(func(executor.Task) { time.Sleep(500 * time.Microsecond) })
+			time.Sleep(100 * time.Microsecond) // z stolen meanwhile
+			var then func(executor.Task)
+			if !innerStolen {
+				then = func(t executor.Task) { t.Go(func(executor.Task) { time.Sleep(2 * time.Millisecond) }) }
+			}
+			err := tk.Join(func(t executor.Task) {
+				t.Go(func(yt executor.Task) {
+					tk2 = yt
+					j2err = yt.Join(func(executor.Task) { time.Sleep(time.Millisecond) }, s2.b(&tk2, 0, nil))
+					j2ended = s2.ends.Load()
+				})
+				time.Sleep(time.Millisecond)
+			}, s1.b(&tk, time.Millisecond, then))
+			return s1.check("joinReuse J1", err, s1.ends.Load())
+		}, nil)
+		if err != nil {
+			return err
+		}
+		if s2.runs.Load() != 1 || j2err != nil || j2ended != 1 {
+			return fmt.Errorf("joinReuse J2: b ran %d times, ended %d at return, Join returned %v", s2.runs.Load(), j2ended, j2err)
+		}
+		if innerStolen != (s2.thief.Load() == 1) {
+			return fmt.Errorf("joinReuse J2: d stolen %d times, want stolen %v (the scenario no longer tests it)", s2.thief.Load(), innerStolen)
+		}
+		return nil
+	}
+}
+
+func TestJoinScenarios(t *testing.T) {
+	for name, s := range map[string]scenario{
+		"stolen": joinStolen, "stolen-ring": joinStolenRing,
+		"reuse-inline": joinReuse(false), "reuse-stolen": joinReuse(true),
+	} {
+		t.Run(name, func(t *testing.T) { require.NoError(t, inBubble(t, s)) })
+	}
+}

@@ -69,7 +69,11 @@ var killConfig = killmatrix.Config{
 		"SpillKeepsLocal":            {"reuse", "freelists"},
 		"SyscallNeverRetaken":        {"syscall", "syscall2"},
 		"SyscallExitIgnoresRetake":   {"syscall", "syscall2"},
+		"JoinTakesBackStolen":        {"join", "join2"},
+		"JoinSkipsWaitForThief":      {"join", "join2"},
+		"JoinStateReusedBeforeWait":  {"join", "join2"},
 		"BootNoWait":                 {"boot", "boot2"},
+		"SysmonNotKicked":            {"kick", "kick2"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "blockers", Deterministic: true, Run: bubbles(blockersPlusQueued(1, false), blockersPlusQueued(2, false))},
@@ -133,6 +137,10 @@ var killConfig = killmatrix.Config{
 		{Name: "syscallclose", Deterministic: true, Run: bubbles(syscallShutdown, syscallClose(1), syscallClose(2), syscallNesting)},
 		{Name: "boot", Deterministic: true, Run: bubbles(bootMs(1, false), bootMs(2, false), bootMs(4, false))},
 		{Name: "boot2", Deterministic: true, Run: bubbles(bootMs(1, true), bootMs(2, true), bootMs(4, true))},
+		{Name: "join", Deterministic: true, Run: bubbles(joinStolen, joinReuse(false))},
+		{Name: "join2", Deterministic: true, Run: bubbles(joinStolenRing, joinReuse(true))},
+		{Name: "kick", Deterministic: true, Run: bubbles(syscallKicked(false))},
+		{Name: "kick2", Deterministic: true, Run: bubbles(syscallKicked(true))},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer, RealCodeElsewhere: true},
 		{Name: "stress", Run: killByStress},
 		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)
