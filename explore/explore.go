@@ -431,6 +431,48 @@ func Available() bool { return hookAvailable }
 // build without -tags schedcheck.
 func Check(t testing.TB, opts Options, build func() Run) Result {
 	t.Helper()
+	res := exploreFor(t, opts, build)
+	t.Log(res.Summary())
+	if len(res.Outcomes) > 0 {
+		t.Log(res.OutcomeTable())
+	}
+	if res.Failure != nil {
+		t.Fatalf("%s\n  %s", res.Failure, replayCommand(t.Name(), res.Failure))
+	}
+	if len(res.Unreached) > 0 {
+		t.Fatal(res.UnreachedError())
+	}
+	return res
+}
+
+// CheckFails explores a scenario that must fail, as a known-buggy variant
+// kept beside the correct code does: it fails t if no execution fails (the
+// scenario no longer catches the bug), or if the exploration itself went
+// wrong (ErrDeadline, ErrNondeterministic); else it logs the failure, with
+// its trace and replay line, and returns it. It skips t in a build without
+// -tags schedcheck, as Check does.
+func CheckFails(t testing.TB, opts Options, build func() Run) *Failure {
+	t.Helper()
+	res := exploreFor(t, opts, build)
+	f := res.Failure
+	switch {
+	case f == nil:
+		how := "every execution within the bound"
+		if !res.Complete {
+			how = "the executions run (the search was cut at MaxExecutions)"
+		}
+		t.Fatalf("%s: %s passed, and this scenario must fail: it no longer catches the bug it is for (check the buggy variant, the scenario, or ask for a larger Bound or DPOR)", res.Summary(), how)
+	case errors.Is(f.Err, ErrDeadline), errors.Is(f.Err, ErrNondeterministic):
+		t.Fatalf("the exploration went wrong before it found the bug:\n%s", f)
+	}
+	t.Logf("found, as expected:\n%s", f)
+	return f
+}
+
+// exploreFor runs Explore for Check and CheckFails: the test's name and
+// deadline, a skip without schedcheck, a fatal error for bad options.
+func exploreFor(t testing.TB, opts Options, build func() Run) Result {
+	t.Helper()
 	if opts.Name == "" {
 		opts.Name = t.Name()
 	}
@@ -449,16 +491,6 @@ func Check(t testing.TB, opts Options, build func() Run) Result {
 	}
 	if err != nil {
 		t.Fatal(err)
-	}
-	t.Log(res.Summary())
-	if len(res.Outcomes) > 0 {
-		t.Log(res.OutcomeTable())
-	}
-	if res.Failure != nil {
-		t.Fatalf("%s\n  %s", res.Failure, replayCommand(t.Name(), res.Failure))
-	}
-	if len(res.Unreached) > 0 {
-		t.Fatal(res.UnreachedError())
 	}
 	return res
 }

@@ -111,3 +111,32 @@ func BenchmarkEndStates(b *testing.B) {
 		})
 	}
 }
+
+// TestCheckFailsWantsAFailure: CheckFails returns the failure a buggy
+// scenario reaches, and fails the test when every execution passes.
+func TestCheckFailsWantsAFailure(t *testing.T) {
+	lost := func() explore.Run {
+		var c atomicx.Uint32
+		inc := func() { c.Store(c.Load() + 1) }
+		return explore.Run{Threads: []func(){inc, inc}, Check: func() error {
+			if c.Load() != 2 {
+				return fmt.Errorf("lost update: %d", c.Load())
+			}
+			return nil
+		}}
+	}
+	f := explore.CheckFails(t, explore.Options{Name: "lost"}, lost)
+	assert.ErrorContains(t, f.Err, "lost update: 1")
+
+	rec := &recordingTB{TB: t}
+	func() {
+		defer func() { _ = recover() }() // rec.Fatalf panics
+		explore.CheckFails(rec, explore.Options{Name: "fine"}, func() explore.Run {
+			var c atomicx.Uint32
+			return explore.Run{Threads: []func(){func() { c.Add(1) }, func() { c.Add(1) }}}
+		})
+	}()
+	require.Len(t, rec.fatal, 1)
+	assert.Contains(t, rec.fatal[0], "explore fine: 2 executions")
+	assert.Contains(t, rec.fatal[0], "this scenario must fail: it no longer catches the bug")
+}

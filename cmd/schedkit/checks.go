@@ -33,6 +33,10 @@ var goChecks = []goCheck{
 		regexp.MustCompile(`realtime \S+: (\d+) rounds passed`), "rounds"},
 	{"", "fuzz", "fuzz seeds vs model", regexp.MustCompile(`^Fuzz\w+$`), nil, "seeds"},
 	{"", "fuzz", "fuzz oracle catches broken variant", regexp.MustCompile(`^TestFuzz\w+Catches`), nil, "tests"},
+	// The components' scenarios under DPOR and unbounded DFS, compared by
+	// end states: a handful in -short, all of them in long mode.
+	{"schedcheck", "explore", "DPOR reaches unbounded DFS's end states (components)", regexp.MustCompile(`^TestDPORMatchesDFSOnComponents$`),
+		regexp.MustCompile(`explore components: \d+ scenarios, (\d+) compared`), "scenarios compared"},
 	{"schedcheck", "explore", "finds seeded bugs, replays them", regexp.MustCompile(`^Test`),
 		regexp.MustCompile(`explore \S+: (\d+) executions`), "executions"},
 	{"schedcheck,schedmutant", "*", "interleavings (explorer, bound 2)", regexp.MustCompile(`^TestExplore\w*$`),

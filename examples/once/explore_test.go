@@ -47,17 +47,7 @@ func TestDoneMeansFHasRun(t *testing.T) {
 // TestDoneBeforeFReturnsEarly: one CAS that marks the Once done before f
 // runs lets another caller return while f has not run yet.
 func TestDoneBeforeFReturnsEarly(t *testing.T) {
-	if !explore.Available() {
-		t.Skip(explore.ErrNoSchedcheck)
-	}
-	res, err := explore.Explore(explore.Options{Name: "once-done-first"}, func() explore.Run { return twoCallers(new(doneFirst)) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Failure == nil {
-		t.Fatalf("the explorer missed the early return: %s", res.Summary())
-	}
-	t.Logf("found, as expected:\n%s", res.Failure)
+	explore.CheckFails(t, explore.Options{Name: "once-done-first"}, func() explore.Run { return twoCallers(new(doneFirst)) })
 }
 
 // doneFirst is the single-CAS Once.

@@ -46,17 +46,7 @@ func TestReadIsNeverTorn(t *testing.T) {
 // odd sequence reads during a write; the sequence is the same odd value
 // after its reads, so it returns half of each pair.
 func TestReaderIgnoringOddSequenceTears(t *testing.T) {
-	if !explore.Available() {
-		t.Skip(explore.ErrNoSchedcheck)
-	}
-	res, err := explore.Explore(explore.Options{Name: "seqlock-odd-ignored"}, func() explore.Run { return writerAndReader(new(oddBlind)) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Failure == nil {
-		t.Fatalf("the explorer missed the torn read: %s", res.Summary())
-	}
-	t.Logf("found, as expected:\n%s", res.Failure)
+	explore.CheckFails(t, explore.Options{Name: "seqlock-odd-ignored"}, func() explore.Run { return writerAndReader(new(oddBlind)) })
 }
 
 // oddBlind is Pair with a reader that skips the odd check.

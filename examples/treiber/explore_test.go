@@ -78,17 +78,7 @@ func TestStackSurvivesABA(t *testing.T) {
 // schedule: T0 reads head 0 and next 1, T1 pops 0 and 1 and pushes 0 back,
 // T0's CAS succeeds and puts node 1, which T1 holds, back on the stack.
 func TestNaiveStackFallsToABA(t *testing.T) {
-	if !explore.Available() {
-		t.Skip(explore.ErrNoSchedcheck)
-	}
-	res, err := explore.Explore(explore.Options{Name: "treiber-naive"}, abaScenario(func(n int) pool { return newNaive(n) }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Failure == nil {
-		t.Fatalf("the explorer missed the ABA bug: %s", res.Summary())
-	}
-	t.Logf("found, as expected:\n%s", res.Failure)
+	explore.CheckFails(t, explore.Options{Name: "treiber-naive"}, abaScenario(func(n int) pool { return newNaive(n) }))
 }
 
 // naive is Stack without the version: the head is the top node alone.
