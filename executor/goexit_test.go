@@ -43,15 +43,51 @@ func checkGoexitErr(err error) error {
 	return nil
 }
 
+// goexitRounds runs iters rounds on e, one at a time: a task that runs
+// round, which fills in the outcome (reported from a deferred call, so
+// even when something unwinds the task), judged by judge. It stops at the
+// first failure, closes e and returns the failure, else Close's error
+// (closeNote says why there should be none). The watchdog names what each
+// round waits for and counts the rounds reported.
+func goexitRounds(e *executor.Executor, watch, who string, procs, iters int, closeNote string,
+	round func(t executor.Task, o *waitOutcome), judge func(o waitOutcome) error) error {
+	var done atomic.Int64
+	stop := watchdog.Start(watch, goexitDeadline,
+		func() string { return fmt.Sprintf("%d of %d %s reported", done.Load(), iters, who) })
+	defer stop()
+	out := make(chan waitOutcome, 1)
+	var first error
+	for i := range iters {
+		if err := e.Go(func(t executor.Task) {
+			var o waitOutcome
+			defer func() { out <- o }()
+			round(t, &o)
+		}); err != nil {
+			first = err
+			break
+		}
+		o := <-out
+		done.Add(1)
+		if err := judge(o); err != nil {
+			first = fmt.Errorf("iteration %d (Procs %d): %w", i, procs, err)
+			break
+		}
+	}
+	closeErr := e.Close()
+	if first != nil {
+		return first
+	}
+	if closeErr != nil {
+		return fmt.Errorf("Close: %w%s", closeErr, closeNote)
+	}
+	return nil
+}
+
 // goexitChild: a task makes a group whose child calls runtime.Goexit, then
 // Waits, iters times. Every Wait must return the child's *PanicError (Goexit
 // set) and the parent's code after it must run, on a goroutine the executor
 // still knows as its M's; every task counts as ended, the Goexits only.
 func goexitChild(procs, iters int) error {
-	var done atomic.Int64
-	stop := watchdog.Start(fmt.Sprintf("goexitChild(procs=%d): parents whose Wait returned", procs), goexitDeadline,
-		func() string { return fmt.Sprintf("%d of %d parents reported", done.Load(), iters) })
-	defer stop()
 	var events [2]atomic.Int64 // task starts, task ends
 	e, err := executor.New(executor.Config{Procs: procs, TaskEvents: true, OnEvent: func(ev executor.Event) {
 		switch ev.Kind {
@@ -64,12 +100,9 @@ func goexitChild(procs, iters int) error {
 	if err != nil {
 		return err
 	}
-	out := make(chan waitOutcome, 1)
-	var first error
-	for i := range iters {
-		if err := e.Go(func(t executor.Task) {
-			var o waitOutcome
-			defer func() { out <- o }()
+	if err := goexitRounds(e, fmt.Sprintf("goexitChild(procs=%d): parents whose Wait returned", procs), "parents",
+		procs, iters, " (a group's Goexit is the group's error, not Close's)",
+		func(t executor.Task, o *waitOutcome) {
 			g, _ := t.NewGroup(context.Background())
 			g.Go(func(executor.Task) error {
 				runtime.Goexit()
@@ -78,30 +111,19 @@ func goexitChild(procs, iters int) error {
 			o.err = g.Wait()
 			o.returned = true
 			o.inTask = errors.Is(e.Close(), executor.ErrCloseInTask)
+		},
+		func(o waitOutcome) error {
+			switch {
+			case !o.returned:
+				return errors.New("the parent's Wait did not return: the child's Goexit ended the parent")
+			case checkGoexitErr(o.err) != nil:
+				return checkGoexitErr(o.err)
+			case !o.inTask:
+				return errors.New("after Wait the parent's goroutine is not recognised as an M (Close from it did not return ErrCloseInTask)")
+			}
+			return nil
 		}); err != nil {
-			first = err
-			break
-		}
-		o := <-out
-		done.Add(1)
-		switch {
-		case !o.returned:
-			first = fmt.Errorf("iteration %d (Procs %d): the parent's Wait did not return: the child's Goexit ended the parent", i, procs)
-		case checkGoexitErr(o.err) != nil:
-			first = fmt.Errorf("iteration %d (Procs %d): %w", i, procs, checkGoexitErr(o.err))
-		case !o.inTask:
-			first = fmt.Errorf("iteration %d (Procs %d): after Wait the parent's goroutine is not recognised as an M (Close from it did not return ErrCloseInTask)", i, procs)
-		}
-		if first != nil {
-			break
-		}
-	}
-	closeErr := e.Close()
-	if first != nil {
-		return first
-	}
-	if closeErr != nil {
-		return fmt.Errorf("Close: %w (a group's Goexit is the group's error, not Close's)", closeErr)
+		return err
 	}
 	s := e.Stats().Total
 	if s.Tasks != uint64(2*iters) || s.Panics != uint64(iters) {
@@ -119,10 +141,6 @@ func goexitChild(procs, iters int) error {
 // Goexit task inline. The waiter's task must go on after Wait; the
 // Goexit is reported to the panic handler as the plain task's, once.
 func goexitHelped(procs, iters int) error {
-	var done atomic.Int64
-	stop := watchdog.Start(fmt.Sprintf("goexitHelped(procs=%d): waiters whose Wait returned", procs), goexitDeadline,
-		func() string { return fmt.Sprintf("%d of %d waiters reported", done.Load(), iters) })
-	defer stop()
 	var goexits, others atomic.Int64
 	e, err := executor.New(executor.Config{Procs: procs, PanicHandler: func(p *executor.PanicError) {
 		if p.Goexit {
@@ -134,13 +152,10 @@ func goexitHelped(procs, iters int) error {
 	if err != nil {
 		return err
 	}
-	out := make(chan waitOutcome, 1)
 	var ranX, xInTask atomic.Int64
-	var first error
-	for i := range iters {
-		if err := e.Go(func(t executor.Task) {
-			var o waitOutcome
-			defer func() { out <- o }()
+	if err := goexitRounds(e, fmt.Sprintf("goexitHelped(procs=%d): waiters whose Wait returned", procs), "waiters",
+		procs, iters, "",
+		func(t executor.Task, o *waitOutcome) {
 			t.Go(func(executor.Task) {
 				ranX.Add(1)
 				if errors.Is(e.Close(), executor.ErrCloseInTask) {
@@ -153,30 +168,19 @@ func goexitHelped(procs, iters int) error {
 			o.err = g.Wait()
 			o.returned = true
 			o.inTask = errors.Is(e.Close(), executor.ErrCloseInTask)
+		},
+		func(o waitOutcome) error {
+			switch {
+			case !o.returned:
+				return errors.New("the waiter's Wait did not return: the Goexit of the task it helped ended it")
+			case o.err != nil:
+				return fmt.Errorf("Wait returned %v, want nil", o.err)
+			case !o.inTask:
+				return errors.New("after Wait the waiter's goroutine is not recognised as an M")
+			}
+			return nil
 		}); err != nil {
-			first = err
-			break
-		}
-		o := <-out
-		done.Add(1)
-		switch {
-		case !o.returned:
-			first = fmt.Errorf("iteration %d (Procs %d): the waiter's Wait did not return: the Goexit of the task it helped ended it", i, procs)
-		case o.err != nil:
-			first = fmt.Errorf("iteration %d (Procs %d): Wait returned %v, want nil", i, procs, o.err)
-		case !o.inTask:
-			first = fmt.Errorf("iteration %d (Procs %d): after Wait the waiter's goroutine is not recognised as an M", i, procs)
-		}
-		if first != nil {
-			break
-		}
-	}
-	closeErr := e.Close()
-	if first != nil {
-		return first
-	}
-	if closeErr != nil {
-		return fmt.Errorf("Close: %w", closeErr)
+		return err
 	}
 	if n := goexits.Load(); n != int64(iters) || others.Load() != 0 || ranX.Load() != int64(iters) {
 		return fmt.Errorf("%d Goexits and %d panics reported for %d Goexit tasks run, want %d and 0", n, others.Load(), ranX.Load(), iters)
@@ -207,10 +211,6 @@ func goexitNested(procs, depth, iters int) error {
 		}
 	})
 	defer restore()
-	var done atomic.Int64
-	stop := watchdog.Start(fmt.Sprintf("goexitNested(procs=%d, depth=%d): chains whose top Wait returned", procs, depth),
-		goexitDeadline, func() string { return fmt.Sprintf("%d of %d chains reported", done.Load(), iters) })
-	defer stop()
 	e, err := executor.New(executor.Config{Procs: procs})
 	if err != nil {
 		return err
@@ -229,39 +229,25 @@ func goexitNested(procs, depth, iters int) error {
 		}
 		return err
 	}
-	out := make(chan waitOutcome, 1)
-	var first error
-	for i := range iters {
-		after.Store(0)
-		if err := e.Go(func(t executor.Task) {
-			var o waitOutcome
-			defer func() { out <- o }()
+	if err := goexitRounds(e, fmt.Sprintf("goexitNested(procs=%d, depth=%d): chains whose top Wait returned", procs, depth), "chains",
+		procs, iters, "",
+		func(t executor.Task, o *waitOutcome) {
+			after.Store(0) // the round before has ended: its levels are counted
 			o.err = level(t, depth)
 			o.returned = true
+		},
+		func(o waitOutcome) error {
+			switch {
+			case !o.returned:
+				return fmt.Errorf("the top task's Wait did not return: a Goexit %d Waits down ended it", depth)
+			case checkGoexitErr(o.err) != nil:
+				return checkGoexitErr(o.err)
+			case after.Load() != int64(depth):
+				return fmt.Errorf("%d of %d levels' Waits returned the Goexit", after.Load(), depth)
+			}
+			return nil
 		}); err != nil {
-			first = err
-			break
-		}
-		o := <-out
-		done.Add(1)
-		switch {
-		case !o.returned:
-			first = fmt.Errorf("iteration %d (Procs %d): the top task's Wait did not return: a Goexit %d Waits down ended it", i, procs, depth)
-		case checkGoexitErr(o.err) != nil:
-			first = fmt.Errorf("iteration %d (Procs %d): %w", i, procs, checkGoexitErr(o.err))
-		case after.Load() != int64(depth):
-			first = fmt.Errorf("iteration %d (Procs %d): %d of %d levels' Waits returned the Goexit", i, procs, after.Load(), depth)
-		}
-		if first != nil {
-			break
-		}
-	}
-	closeErr := e.Close()
-	if first != nil {
-		return first
-	}
-	if closeErr != nil {
-		return fmt.Errorf("Close: %w", closeErr)
+		return err
 	}
 	if d := deepest.Load(); procs == 1 && d > int64(depth) {
 		return fmt.Errorf("Waits nested %d deep on one P for a chain of %d: a Goexit left its level counted", d, depth)

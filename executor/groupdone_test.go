@@ -51,28 +51,24 @@ func slow(executor.Task) error { time.Sleep(time.Millisecond); return nil }
 
 func fast(executor.Task) error { return nil }
 
-// doneInline: on 1 P a task's Wait runs its two children inline.
-func doneInline(t *testing.T) error {
-	e, err := executor.New(executor.Config{Procs: 1})
-	if err != nil {
-		return err
-	}
-	res := make(chan error, 1)
-	if err := e.Go(func(t executor.Task) {
+// waitOwnGroup is a task's body that makes a group, gives it its children
+// (spawn, through d's wrap) and waits on it.
+func waitOwnGroup(spawn func(t executor.Task, g *executor.Group, d *doneCheck)) func(executor.Task) error {
+	return func(t executor.Task) error {
 		var d doneCheck
 		g, _ := t.NewGroup(context.Background())
+		spawn(t, g, &d)
+		return d.wait(g)
+	}
+}
+
+// doneInline: on 1 P a task's Wait runs its two children inline.
+func doneInline(*testing.T) error {
+	e, err := runInTask(executor.Config{Procs: 1}, waitOwnGroup(func(_ executor.Task, g *executor.Group, d *doneCheck) {
 		g.Go(d.wrap(slow))
 		g.Go(d.wrap(slow))
-		res <- d.wait(g)
-	}); err != nil {
-		return err
-	}
-	err = <-res
-	err = joinErr(err, e.Close())
-	if s := e.Stats().Total; err == nil && s.Helped == 0 {
-		err = fmt.Errorf("no child ran inline in its Wait: %+v", s)
-	}
-	return err
+	}), nil)
+	return statsErr(e, err, func(s executor.ProcStats) bool { return s.Helped == 0 }, "no child ran inline in its Wait")
 }
 
 // doneFromLocal: a task spawns its group's children into its P's queue
@@ -81,7 +77,7 @@ func doneInline(t *testing.T) error {
 // child in runnext runs before the slow one in the ring; without, the
 // slow child is alone, in runnext.
 func doneFromLocal(ring bool) scenario {
-	return func(t *testing.T) error {
+	return func(*testing.T) error {
 		e, err := executor.New(executor.Config{Procs: 1})
 		if err != nil {
 			return err
@@ -98,43 +94,25 @@ func doneFromLocal(ring bool) scenario {
 		}); err != nil {
 			return err
 		}
-		err = d.wait(<-made)
-		err = joinErr(err, e.Close())
-		if s := e.Stats().Total; err == nil && (s.RunnextHits == 0 || ring != (s.RingGets != 0)) {
-			err = fmt.Errorf("the children did not run from runnext and the ring (ring %v): %+v", ring, s)
-		}
-		return err
+		err = joinErr(d.wait(<-made), e.Close())
+		return statsErr(e, err, func(s executor.ProcStats) bool { return s.RunnextHits == 0 || ring != (s.RingGets != 0) },
+			fmt.Sprintf("the children did not run from runnext and the ring (ring %v)", ring))
 	}
 }
 
 // doneStolen: on 2 Ps a task spawns its child and then holds its P
 // (sleeping, untold), so the other M steals it; it waits after.
-func doneStolen(t *testing.T) error {
-	e, err := executor.New(executor.Config{Procs: 2})
-	if err != nil {
-		return err
-	}
-	res := make(chan error, 1)
-	if err := e.Go(func(t executor.Task) {
-		var d doneCheck
-		g, _ := t.NewGroup(context.Background())
+func doneStolen(*testing.T) error {
+	e, err := runInTask(executor.Config{Procs: 2}, waitOwnGroup(func(_ executor.Task, g *executor.Group, d *doneCheck) {
 		g.Go(d.wrap(slow))
 		time.Sleep(100 * time.Microsecond) // the other M steals it meanwhile
-		res <- d.wait(g)
-	}); err != nil {
-		return err
-	}
-	err = <-res
-	err = joinErr(err, e.Close())
-	if s := e.Stats().Total; err == nil && s.Steals == 0 {
-		err = fmt.Errorf("no child was stolen: %+v", s)
-	}
-	return err
+	}), nil)
+	return statsErr(e, err, func(s executor.ProcStats) bool { return s.Steals == 0 }, "no child was stolen")
 }
 
 // doneGlobal: a group made outside the executor puts its children in the
 // global queue; a goroutine outside waits.
-func doneGlobal(t *testing.T) error {
+func doneGlobal(*testing.T) error {
 	e, err := executor.New(executor.Config{Procs: 2})
 	if err != nil {
 		return err
@@ -144,54 +122,31 @@ func doneGlobal(t *testing.T) error {
 	g.Go(d.wrap(fast))
 	g.Go(d.wrap(slow))
 	g.Go(d.wrap(fast))
-	err = d.wait(g)
-	return joinErr(err, e.Close())
+	return joinErr(d.wait(g), e.Close())
 }
 
 // doneRetaken: on 1 P a task holds its P past the slice with a task
 // queued, so sysmon retakes it; the child it spawns then goes to the
 // global queue, and its Wait waits for it there.
-func doneRetaken(t *testing.T) error {
-	e, err := executor.New(executor.Config{Procs: 1})
-	if err != nil {
-		return err
-	}
-	res := make(chan error, 1)
+func doneRetaken(*testing.T) error {
 	queued := make(chan struct{})
-	if err := e.Go(func(t executor.Task) {
+	wait := waitOwnGroup(func(_ executor.Task, g *executor.Group, d *doneCheck) { g.Go(d.wrap(slow)) })
+	e, err := runInTask(executor.Config{Procs: 1}, func(t executor.Task) error {
 		<-queued
 		time.Sleep(3 * executor.DefaultSlice) // untold: sysmon retakes
-		var d doneCheck
-		g, _ := t.NewGroup(context.Background())
-		g.Go(d.wrap(slow))
-		res <- d.wait(g)
-	}); err != nil {
-		return err
-	}
-	synctest.Wait()
-	if err := e.Go(func(executor.Task) {}); err != nil {
-		return err
-	}
-	close(queued)
-	err = <-res
-	err = joinErr(err, e.Close())
-	if s := e.Stats().Total; err == nil && s.Retakes == 0 {
-		err = fmt.Errorf("the task's P was not retaken: %+v", s)
-	}
-	return err
+		return wait(t)
+	}, func(e *executor.Executor) error {
+		synctest.Wait()
+		defer close(queued)
+		return e.Go(func(executor.Task) {})
+	})
+	return statsErr(e, err, func(s executor.ProcStats) bool { return s.Retakes == 0 }, "the task's P was not retaken")
 }
 
 // doneAfterBlocking: children that block (Blocking) and end after it,
 // waited by the task that made them on 2 Ps; the first blocks longest.
-func doneAfterBlocking(t *testing.T) error {
-	e, err := executor.New(executor.Config{Procs: 2})
-	if err != nil {
-		return err
-	}
-	res := make(chan error, 1)
-	if err := e.Go(func(t executor.Task) {
-		var d doneCheck
-		g, _ := t.NewGroup(context.Background())
+func doneAfterBlocking(*testing.T) error {
+	e, err := runInTask(executor.Config{Procs: 2}, waitOwnGroup(func(_ executor.Task, g *executor.Group, d *doneCheck) {
 		for i := range 3 {
 			g.Go(d.wrap(func(t executor.Task) error {
 				d := time.Duration(0)
@@ -201,16 +156,8 @@ func doneAfterBlocking(t *testing.T) error {
 				return t.Blocking(func() { time.Sleep(d) })
 			}))
 		}
-		res <- d.wait(g)
-	}); err != nil {
-		return err
-	}
-	err = <-res
-	err = joinErr(err, e.Close())
-	if s := e.Stats().Total; err == nil && s.Handoffs == 0 {
-		err = fmt.Errorf("no Blocking handed its P off: %+v", s)
-	}
-	return err
+	}), nil)
+	return statsErr(e, err, func(s executor.ProcStats) bool { return s.Handoffs == 0 }, "no Blocking handed its P off")
 }
 
 func TestWaitReturnsAfterEveryChild(t *testing.T) {

@@ -41,14 +41,28 @@ func waitUntil(cond func() bool) {
 // runs until then (the slice is a minute, so sysmon leaves them alone).
 func gated(t *testing.T, e *executor.Executor) (open func()) {
 	t.Helper()
+	open, err := holdEveryP(e)
+	if err != nil {
+		open()
+		require.NoError(t, err)
+	}
+	return open
+}
+
+// holdEveryP is gated for a scenario, which returns its errors: open may
+// be called more than once, and is to be called on every path.
+func holdEveryP(e *executor.Executor) (open func(), err error) {
 	gate := make(chan struct{})
+	open = sync.OnceFunc(func() { close(gate) })
 	var started sync.WaitGroup
-	started.Add(e.Procs())
 	for range e.Procs() {
-		require.NoError(t, e.Go(func(executor.Task) { started.Done(); <-gate }))
+		started.Add(1)
+		if err := e.Go(func(executor.Task) { started.Done(); <-gate }); err != nil {
+			return open, err
+		}
 	}
 	started.Wait()
-	return func() { close(gate) }
+	return open, nil
 }
 
 func TestMaxQueuedConfig(t *testing.T) {
@@ -250,14 +264,11 @@ func overloadWaiterWoken(t *testing.T) error {
 		return err
 	}
 	defer e.Close()
-	gate := make(chan struct{})
-	open := sync.OnceFunc(func() { close(gate) })
+	open, err := holdEveryP(e)
 	defer open() // before Close, on every return
-	started := make(chan struct{})
-	if err := e.Go(func(executor.Task) { close(started); <-gate }); err != nil {
+	if err != nil {
 		return err
 	}
-	<-started
 	if q := e.Stats().Queued; q != 0 {
 		return fmt.Errorf("%d outside tasks counted queued after the only one started", q)
 	}
@@ -309,17 +320,11 @@ func overloadBatchAndGroupWoken(t *testing.T) error {
 		return err
 	}
 	defer e.Close()
-	gate := make(chan struct{})
-	open := sync.OnceFunc(func() { close(gate) })
+	open, err := holdEveryP(e)
 	defer open() // before Close, on every return
-	var started sync.WaitGroup
-	started.Add(2)
-	for range 2 {
-		if err := e.Go(func(executor.Task) { started.Done(); <-gate }); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
-	started.Wait()
 	if q := e.Stats().Queued; q != 0 {
 		return fmt.Errorf("%d outside tasks counted queued after both started", q)
 	}

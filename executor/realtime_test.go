@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -60,6 +61,19 @@ var rtScenarios = []rtScenario{
 	{"yield", rtHeld(rtYield)},
 	{"globalstream", rtGlobalStream},
 	{"forkjoin", rtForkJoin},
+}
+
+// rtTestRounds are the rounds each scenario's test runs: under -short,
+// and in long mode.
+var rtTestRounds = map[string][2]int{
+	"pingpong-global": {5, 100},
+	"pingpong-local":  {5, 100},
+	"hog":             {2, 40},
+	"blocker":         {2, 40},
+	"blocking":        {2, 100},
+	"yield":           {2, 100},
+	"globalstream":    {1, 20},
+	"forkjoin":        {2, 100},
 }
 
 // rtRounds: a few rounds under -short, many in long mode.
@@ -353,23 +367,7 @@ func rtGlobalStream(c rtConfig, giveUp time.Duration, phase *atomic.Value) realt
 		return lo, hi
 	}
 	var stop atomic.Bool
-	var newTree func(t executor.Task)
-	newTree = func(t executor.Task) {
-		var live atomic.Int64
-		var node func(t executor.Task, depth int)
-		node = func(t executor.Task, depth int) {
-			if depth > 0 {
-				live.Add(2)
-				t.Go(func(t executor.Task) { node(t, depth-1) })
-				t.Go(func(t executor.Task) { node(t, depth-1) })
-			}
-			if live.Add(-1) == 0 && !stop.Load() {
-				t.Go(newTree)
-			}
-		}
-		live.Add(1)
-		node(t, 6)
-	}
+	newTree := localTrees(&stop)
 	phase.Store("every P to start local trees")
 	ok, err := loadEveryP(e, c.procs, &stop, giveUp, func(t executor.Task, _ int) { newTree(t) })
 	s := realtime.Sample{Err: err}
@@ -471,37 +469,30 @@ func killByRealtime(*testing.T) error {
 
 // The tests: one per promise, every configuration each.
 
-func TestRealtimePingPong(t *testing.T) {
+// testRealtime runs the scenarios named, each its rtTestRounds.
+func testRealtime(t *testing.T, names ...string) {
 	rtSkipChecked(t)
-	runRealtime(t, rtScenarios[0], rtRounds(5, 100))
-	runRealtime(t, rtScenarios[1], rtRounds(5, 100))
+	for _, name := range names {
+		i := slices.IndexFunc(rtScenarios, func(s rtScenario) bool { return s.name == name })
+		r, ok := rtTestRounds[name]
+		if i < 0 || !ok {
+			t.Fatalf("no real-time scenario %q with its rounds", name)
+		}
+		runRealtime(t, rtScenarios[i], rtRounds(r[0], r[1]))
+	}
 }
 
-func TestRealtimeHog(t *testing.T) {
-	rtSkipChecked(t)
-	runRealtime(t, rtScenarios[2], rtRounds(2, 40))
-}
+func TestRealtimePingPong(t *testing.T) { testRealtime(t, "pingpong-global", "pingpong-local") }
 
-func TestRealtimeBlockers(t *testing.T) {
-	rtSkipChecked(t)
-	runRealtime(t, rtScenarios[3], rtRounds(2, 40))
-	runRealtime(t, rtScenarios[4], rtRounds(2, 100))
-}
+func TestRealtimeHog(t *testing.T) { testRealtime(t, "hog") }
 
-func TestRealtimeYield(t *testing.T) {
-	rtSkipChecked(t)
-	runRealtime(t, rtScenarios[5], rtRounds(2, 100))
-}
+func TestRealtimeBlockers(t *testing.T) { testRealtime(t, "blocker", "blocking") }
 
-func TestRealtimeGlobalStream(t *testing.T) {
-	rtSkipChecked(t)
-	runRealtime(t, rtScenarios[6], rtRounds(1, 20))
-}
+func TestRealtimeYield(t *testing.T) { testRealtime(t, "yield") }
 
-func TestRealtimeForkJoin(t *testing.T) {
-	rtSkipChecked(t)
-	runRealtime(t, rtScenarios[7], rtRounds(2, 100))
-}
+func TestRealtimeGlobalStream(t *testing.T) { testRealtime(t, "globalstream") }
+
+func TestRealtimeForkJoin(t *testing.T) { testRealtime(t, "forkjoin") }
 
 // TestRealtimeUnderContention runs every scenario again beside a busy
 // child process on every core (this test binary, re-executed in

@@ -22,13 +22,8 @@ import (
 // The Wait must run the child itself at once: no time passes on the
 // bubble's clock, which would mean the waiting task idled its P until the
 // thief's delay ran out.
-func waitHelps(t *testing.T) error {
-	e, err := executor.New(executor.Config{Procs: 2})
-	if err != nil {
-		return err
-	}
-	res := make(chan error, 1)
-	if err := e.Go(func(t executor.Task) {
+func waitHelps(*testing.T) error {
+	e, err := runInTask(executor.Config{Procs: 2}, func(t executor.Task) error {
 		g, _ := t.NewGroup(context.Background())
 		g.Go(func(executor.Task) error { return nil })
 		synctest.Wait() // the other M now sleeps out the steal delay on the child
@@ -37,12 +32,8 @@ func waitHelps(t *testing.T) error {
 		if took := time.Since(start); err == nil && took != 0 {
 			err = fmt.Errorf("Wait took %v of the bubble's clock with its own child queued on its P", took)
 		}
-		res <- err
-	}); err != nil {
 		return err
-	}
-	err = <-res
-	err = joinErr(err, e.Close())
+	}, nil)
 	if err == nil && e.Stats().Total.Helped == 0 {
 		err = fmt.Errorf("no task was run by a Wait")
 	}

@@ -194,30 +194,21 @@ func pingPongPlusQueued(t *testing.T) error {
 // idle, a task spawns a child locally and then blocks (Blocking) until the
 // child has run. The P it hands off carries the child; the handoff must see
 // it, or nothing runs it.
-func localSpawnThenBlock(t *testing.T) error {
-	e, err := executor.New(executor.Config{Procs: 2})
-	if err != nil {
-		return err
-	}
-	done := make(chan error, 1)
-	if err := e.Go(func(t executor.Task) {
+func localSpawnThenBlock(*testing.T) error {
+	_, err := runInTask(executor.Config{Procs: 2}, func(t executor.Task) error {
 		child := make(chan struct{})
 		t.Go(func(executor.Task) { close(child) })
-		if err := t.Blocking(func() {
+		var late error
+		err := t.Blocking(func() {
 			select {
 			case <-child:
 			case <-time.After(time.Second):
-				done <- fmt.Errorf("the locally spawned child did not run while its parent blocked")
+				late = fmt.Errorf("the locally spawned child did not run while its parent blocked")
 			}
-		}); err != nil {
-			done <- err
-		}
-		done <- nil
-	}); err != nil {
-		return err
-	}
-	err = <-done
-	return joinErr(err, e.Close())
+		})
+		return joinErr(late, err)
+	}, nil)
+	return err
 }
 
 // submitWhileSpinnerWaits: a spinning M sleeps out the steal delay on a
@@ -273,6 +264,39 @@ func joinErr(a, b error) error {
 	return b
 }
 
+// runInTask makes an executor of cfg and runs body as one task; outside,
+// if not nil, runs on the caller once the task is submitted. It closes the
+// executor after body returns and gives back the first error of outside,
+// body and Close, with the executor for its counters (nil if New failed).
+func runInTask(cfg executor.Config, body func(executor.Task) error, outside func(*executor.Executor) error) (*executor.Executor, error) {
+	e, err := executor.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	res := make(chan error, 1)
+	if err := e.Go(func(t executor.Task) { res <- body(t) }); err != nil {
+		return e, joinErr(err, e.Close())
+	}
+	if outside != nil {
+		if err := outside(e); err != nil {
+			return e, joinErr(err, e.Close())
+		}
+	}
+	return e, joinErr(<-res, e.Close())
+}
+
+// statsErr is err, or, if err is nil and bad holds for e's total
+// counters, an error saying what with the counters.
+func statsErr(e *executor.Executor, err error, bad func(executor.ProcStats) bool, what string) error {
+	if err != nil {
+		return err
+	}
+	if s := e.Stats().Total; bad(s) {
+		return fmt.Errorf("%s: %+v", what, s)
+	}
+	return nil
+}
+
 func TestStarvationBlockersPlusQueued(t *testing.T) {
 	for _, procs := range []int{1, 2, 4} {
 		for _, viaBlocking := range []bool{false, true} {
@@ -326,6 +350,30 @@ func TestStarvationRealHog(t *testing.T) {
 	assert.NotZero(t, e.Stats().Total.Retakes)
 }
 
+// localTrees is a task that runs a tree of local spawns (depth 6, every
+// node spawning two) whose last leaf starts the next tree, until stop: a
+// local load that never overflows the ring into the global queue.
+func localTrees(stop *atomic.Bool) func(executor.Task) {
+	var newTree func(t executor.Task)
+	newTree = func(t executor.Task) {
+		var live atomic.Int64
+		var node func(t executor.Task, depth int)
+		node = func(t executor.Task, depth int) {
+			if depth > 0 {
+				live.Add(2)
+				t.Go(func(t executor.Task) { node(t, depth-1) })
+				t.Go(func(t executor.Task) { node(t, depth-1) })
+			}
+			if live.Add(-1) == 0 && !stop.Load() {
+				t.Go(newTree)
+			}
+		}
+		live.Add(1)
+		node(t, 6)
+	}
+	return newTree
+}
+
 // TestStarvationGlobalStream: one P busy with local spawns while tasks keep
 // arriving in the global queue, one at a time; each must start within 61
 // schedule ticks of the busy P (a tick is a task start that does not
@@ -342,24 +390,7 @@ func TestStarvationGlobalStream(t *testing.T) {
 		return s.Tasks - s.RunnextHits
 	}
 	var streamDone atomic.Bool
-	var newTree func(t executor.Task)
-	newTree = func(t executor.Task) {
-		var live atomic.Int64
-		var node func(t executor.Task, depth int)
-		node = func(t executor.Task, depth int) {
-			if depth > 0 {
-				live.Add(2)
-				t.Go(func(t executor.Task) { node(t, depth-1) })
-				t.Go(func(t executor.Task) { node(t, depth-1) })
-			}
-			if live.Add(-1) == 0 && !streamDone.Load() {
-				t.Go(newTree)
-			}
-		}
-		live.Add(1)
-		node(t, 6)
-	}
-	require.NoError(t, e.Go(newTree))
+	require.NoError(t, e.Go(localTrees(&streamDone)))
 	// A sample counts only if the tick count stood still across the
 	// submit: the submitter may be descheduled between reading it and
 	// its Put (the machine is shared), and those ticks are not waiting.

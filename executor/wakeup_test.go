@@ -342,22 +342,38 @@ func wakeBlockingResume(*testing.T) error {
 	return joinErrs(err, e.Close())
 }
 
+// heldByMs builds an executor of procs Ps that starts no goroutine,
+// starts ms Ms and has each take an idle P, as an M's first look does; a
+// check then makes the M loop's next steps itself, in findRunnable's order.
+func heldByMs(procs, ms int) (*Executor, []*worker, error) {
+	e, err := build(Config{Procs: procs}, func(func()) {}, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	for range ms {
+		e.startM()
+	}
+	ws := e.workers[:ms]
+	for _, w := range ws {
+		if !w.sm.Load().AcquireP() {
+			return nil, nil, errors.New("precondition: no idle P")
+		}
+		e.takeP(w)
+	}
+	return e, ws, nil
+}
+
 // submitAsksForSpinner: with every P held and no M spinning, an outside
 // submit must ask for a spinner (Wakep's needspinning), so that an M that
 // looked at every queue before the submit and is about to give its P up
 // without spinning spins instead (ReleaseP returns false). The M loop's
 // steps are made directly, in findRunnable's order; no goroutine runs.
 func submitAsksForSpinner(kind string) error {
-	e, err := build(Config{Procs: 1}, func(func()) {}, false)
+	e, ws, err := heldByMs(1, 1)
 	if err != nil {
 		return err
 	}
-	e.startM()
-	w := e.workers[0]
-	if !w.sm.Load().AcquireP() {
-		return errors.New("precondition: no idle P")
-	}
-	e.takeP(w)
+	w := ws[0]
 	// w has found every queue empty and not spun; now the submit.
 	x := func(Task) {}
 	switch kind {
@@ -383,19 +399,11 @@ func submitAsksForSpinner(kind string) error {
 // seeing the spinner. The drop-and-recheck must see that local queue and
 // take the P back.
 func dropRecheckSeesLocal() error {
-	e, err := build(Config{Procs: 2}, func(func()) {}, false)
+	e, ws, err := heldByMs(2, 2)
 	if err != nil {
 		return err
 	}
-	e.startM()
-	e.startM()
-	w0, w1 := e.workers[0], e.workers[1]
-	for _, w := range []*worker{w0, w1} {
-		if !w.sm.Load().AcquireP() {
-			return errors.New("precondition: no idle P")
-		}
-		e.takeP(w)
-	}
+	w0, w1 := ws[0], ws[1]
 	if !w1.sm.Load().BecomeSpinning() {
 		return errors.New("precondition: the second M may not spin")
 	}
@@ -422,16 +430,11 @@ func dropRecheckSeesLocal() error {
 // queue and give the P to an M, not make it idle, even with a P idle
 // elsewhere (so no spinner is started for it).
 func handoffSeesLocal() error {
-	e, err := build(Config{Procs: 2}, func(func()) {}, false)
+	e, ws, err := heldByMs(2, 1)
 	if err != nil {
 		return err
 	}
-	e.startM()
-	w := e.workers[0]
-	if !w.sm.Load().AcquireP() {
-		return errors.New("precondition: no idle P")
-	}
-	e.takeP(w)
+	w := ws[0]
 	p := w.p.Load()
 	p.status.Store(own(w.id, pTask))
 	// The task's spawn, whose wakeup was skipped (an M spun then).
