@@ -122,9 +122,9 @@
 // thread's step, so equivalent interleavings end in one state.
 // Result.States counts the distinct end states and Result.StateHash hashes
 // their set: two searches of a scenario with equal pairs reached the same
-// states. The fingerprints cost about a tenth of the explorer's CPU time
-// on a scenario of 130 cells (BenchmarkEndStates's profile), less on
-// smaller ones.
+// states. The fingerprints cost 2% of the CPU profile of three lfq
+// scenarios under DPOR (owner-vs-thief, steal-vs-steal, wraparound) and 9%
+// on BenchmarkEndStates's 130 cells written once each, its worst case.
 //
 // RecordEnv (SCHEDKIT_RECORD=file) makes every exploration of a test binary
 // append a Record (name, search, completeness, executions, end states, the

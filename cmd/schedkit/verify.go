@@ -177,8 +177,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		// A kill matrix runs many child processes and long mode explores at
-		// bound 3: go test's 10-minute default is too short for either.
-		args := []string{"test", "-json", "-count=1", "-timeout", "90m"}
+		// bound 3, and compares DPOR with unbounded DFS on every component
+		// scenario (about an hour): go test's 10-minute default is too
+		// short for any of them.
+		args := []string{"test", "-json", "-count=1", "-timeout", "150m"}
 		if p.race && *race {
 			args = append(args, "-race")
 		}
