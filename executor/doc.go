@@ -65,6 +65,9 @@
 //	                       token goes to the global queue and it parks (exitsyscall0)
 //	resume                 execute of a goroutine that exitsyscall0 or Gosched queued
 //	Task.Yield             Gosched (goschedImpl): globrunqput, then schedule
+//	Task.Join              no runtime counterpart (Rayon's join): b to runnext
+//	                       (runqput next=true), a called inline, b taken back
+//	                       (runqget, else its claim word) or waited for (join.go)
 //	Group.Wait (in a task) no runtime counterpart: runs its group's children that
 //	                       have not started, then other queued tasks, while it waits,
 //	                       on a helper goroutine of the M (a coroutine)
@@ -130,6 +133,25 @@
 // is dropped; another task is put back, not run. Only with none of its
 // own left does it help with other queued work, so its P never idles
 // while work waits.
+//
+// # Join: a binary fork-join without a group
+//
+// Task.Join(a, b) puts b's record in runnext, calls a, and takes b back:
+// out of runnext if it is still there (the usual case when a spawned
+// nothing), else by b's claim word where it lies (displaced to the ring
+// by a's own Joins), where its queue drops it unrun later. A thief that
+// claimed b first runs it as a task; the Join helps or sleeps until b's
+// end (joinFinish, whose Swap of the join state is its last touch). Its
+// state is a Group that no handle reaches, kept on the M's free list and
+// reused: so a Join allocates nothing, where a Group costs one allocation
+// and a Wait a coroutine switch pair. A NewGroup's *Group is not reused:
+// the user may hold it after Wait (a second Wait must return the same
+// error, a Go must panic), and a pointer carries no generation that
+// could tell a reused group from the old. Use Join for two-way divide and
+// conquer, a Group for n children, errors, a context, or a Wait elsewhere.
+// Join's sides are calls of the calling task: a panic in either comes
+// back from Join as a *PanicError after both ran; runtime.Goexit in
+// either ends the calling task after the other side has finished.
 //
 // # Overload
 //
@@ -232,6 +254,13 @@
 //     one free list; a refused submit gives its records back. The global
 //     list keeps at most 128Ki records, and after each garbage collection
 //     drops those nobody took since the last (keeping 1024).
+//   - Task.Join runs a and b exactly once each and returns after both;
+//     b runs inline or on one thief, never both (its claim word), and
+//     the join state is reused only after the thief's last touch.
+//   - An outside submit that finds an earlier task still queued after
+//     publishing its own skips Wakep: the earlier task's wakeup (or the
+//     P holder that queued it) makes some M look at the global queue
+//     after ours is in it.
 //   - Stats reads per-P atomic counters, written by their P's holder: no
 //     lock on any path an M takes.
 //
@@ -321,6 +350,9 @@
 //	Task.ID: unique, 0 for the zero Task, kept          trace_test.go TestTaskID
 //	tracing off: one atomic load per task               bench_test.go BenchmarkLocalSpawn against the
 //	                                                    same before trace.go (see trace.go)
+//	Stats.Tasks counts each task once: a chain task     taskcount_test.go TestTasksCountedOnce (bubbles:
+//	  only as a runnext hit (Tasks is derived), a Wait    a stolen child, a child handed off with its
+//	  woken by a token through runnext not at all         P by Blocking)
 //	every Stats counter equals its events, P by P; per  counters_test.go TestCountersMatchEventsBubble,
 //	  M parks and spins alternate; after Close            TestCountersMatchEventsReal (GOMAXPROCS 1, 2)
 //	  SpinStarts == SpinStops, Parks - Unparks == Ms
@@ -350,6 +382,17 @@
 //	  or zero Task
 //	every interleaving (bound 1): a call that only a    explore_test.go syscall-retake, syscall-vs-retake
 //	  retake unblocks; a return racing the retake         (-tags schedcheck)
+//	Join: both sides once (1, 2, 4 Ps), a depth-16 tree, join_test.go TestJoinRunsBothOnce, TestJoinTree,
+//	  no allocation once warm, bad input, panics from     TestJoinAllocatesNothing, TestJoinBadInput,
+//	  either side, Goexit ends the task after both,       TestJoinPanics, TestJoinGoexit, TestJoinModel
+//	  a random tree against a sequential model (rapid)    (rapid)
+//	Join under -race: 4 roots of 2^10 leaves on 4 Ps,   join_test.go TestJoinStress
+//	  each leaf once, no Join before its b
+//	Join's b stolen from runnext or the ring, and a     join_test.go TestJoinScenarios (bubbles; the
+//	  Join in another's wait while its thief ends        kill matrix's join and join2)
+//	every interleaving (bound 1): take-back against a   join_explore_test.go TestExploreJoin
+//	  thief stealing b from the ring; MustReach taken     (-tags schedcheck)
+//	  back and stolen
 //	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant):
 //	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership,
@@ -365,7 +408,10 @@
 //	                                                    RetakeWhenNothingWaits, BoundNotReleased,
 //	                                                    FullWakesNobody, SyscallNeverRetaken,
 //	                                                    SyscallExitIgnoresRetake, GlobalFreeNoZero,
-//	                                                    SpillKeepsLocal
+//	                                                    SpillKeepsLocal, JoinTakesBackStolen,
+//	                                                    JoinSkipsWaitForThief,
+//	                                                    JoinStateReusedBeforeWait,
+//	                                                    SubmitSkipsWakeAlways
 //
 // # Tracing
 //

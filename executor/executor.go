@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/globalq"
@@ -71,11 +72,26 @@ type Executor struct {
 	parksNoP atomicx.Uint64
 
 	// sysmon sleeps on sysmonNote while every P is idle (sysmonWait 1),
-	// and while it has backed off past the pace of a call in Syscall
-	// (sysmonDozing 1: a call's entry wakes it).
+	// and while it dozes (sysmonDozing 1): backed off past the pace of a
+	// call in Syscall (a call's entry wakes it), or at that pace with a
+	// call in pSyscall until sysmonDue (an M that sees the time past wakes
+	// it: kickSysmon). sysmonDue is 0 otherwise; Ms read it every
+	// kickEvery tasks, so it shares its line only with words written as
+	// seldom.
 	sysmonNote   atomicx.Note
 	sysmonWait   atomicx.Uint32
 	sysmonDozing atomicx.Uint32
+	sysmonDue    atomicx.Int64
+	// sysmonLate lengthens sysmon's sleeps at a call's pace, as a coarse
+	// Go timer does (tests only: SetSysmonLate).
+	sysmonLate time.Duration
+
+	// calls counts the Task.Syscall calls in progress, maxCalls the most
+	// at once (Stats): written by every call, on a line of their own.
+	_        [cacheLine]byte
+	calls    atomicx.Int64
+	maxCalls atomicx.Int64
+	_        [cacheLine - 16]byte
 
 	mu      atomicx.Mutex // guards workers and panics
 	workers []*worker
@@ -125,7 +141,8 @@ func build(cfg Config, goStart func(func()), needM bool) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{cfg: cfg, procs: cfg.Procs, gqOnly: cfg.GlobalQueueOnly, goStart: goStart, helpInline: !needM}
+	e := &Executor{cfg: cfg, procs: cfg.Procs, gqOnly: cfg.GlobalQueueOnly, goStart: goStart, helpInline: !needM,
+		sysmonLate: sysmonLateForTest}
 	if cfg.MaxQueued != 0 {
 		e.maxQueued = int64(cfg.MaxQueued)
 		e.fullErr = fmt.Errorf("%w: %d outside tasks queued (Config.MaxQueued)", ErrFull, cfg.MaxQueued)
@@ -312,9 +329,17 @@ func (e *Executor) submit(ctx context.Context, t *task, ts []*task) error {
 		}
 		e.global.PutBatch(ts)
 	}
-	if mutant == submitWakesOnlyIdle {
+	switch {
+	case mutant == submitWakesOnlyIdle:
 		e.wakeIfIdle()
-	} else {
+	case mutant == submitSkipsWakeAlways || e.global.Len() > max(len(ts), 1):
+		// A task queued before ours is still there: the Wakep of the
+		// submit that queued it (or the holder of a P that put it) comes
+		// after it, so some M will look at the global queue after ours is
+		// in it, as a batch's other tasks are covered by one wakeup
+		// (injectglist). A backlog then costs one load per submit, not
+		// Wakep's lock and needspinning store.
+	default:
 		e.sched.Wakep()
 	}
 	e.leave()

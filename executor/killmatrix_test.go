@@ -72,7 +72,9 @@ var killConfig = killmatrix.Config{
 		"JoinTakesBackStolen":        {"join", "join2"},
 		"JoinSkipsWaitForThief":      {"join", "join2"},
 		"JoinStateReusedBeforeWait":  {"join", "join2"},
+		"SubmitSkipsWakeAlways":      {"wake-submit", "lostwake"},
 		"BootNoWait":                 {"boot", "boot2"},
+		"TokenCountedAsTask":         {"taskcount", "taskcount2"},
 		"SysmonNotKicked":            {"kick", "kick2"},
 	},
 	Checkers: []killmatrix.Checker{
@@ -137,6 +139,8 @@ var killConfig = killmatrix.Config{
 		{Name: "syscallclose", Deterministic: true, Run: bubbles(syscallShutdown, syscallClose(1), syscallClose(2), syscallNesting)},
 		{Name: "boot", Deterministic: true, Run: bubbles(bootMs(1, false), bootMs(2, false), bootMs(4, false))},
 		{Name: "boot2", Deterministic: true, Run: bubbles(bootMs(1, true), bootMs(2, true), bootMs(4, true))},
+		{Name: "taskcount", Deterministic: true, Run: bubbles(tasksStolenWait)},
+		{Name: "taskcount2", Deterministic: true, Run: bubbles(tasksBlockedWait)},
 		{Name: "join", Deterministic: true, Run: bubbles(joinStolen, joinReuse(false))},
 		{Name: "join2", Deterministic: true, Run: bubbles(joinStolenRing, joinReuse(true))},
 		{Name: "kick", Deterministic: true, Run: bubbles(syscallKicked(false))},

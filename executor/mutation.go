@@ -159,6 +159,16 @@ const (
 	// meanwhile (in the wait's help) reuses it, and the thief's finish
 	// ends the wrong Join, or a reset hides it from the right one.
 	joinStateReusedBeforeWait
+	// SubmitSkipsWakeAlways: an outside submit never wakes an M (its
+	// backlog rule, which skips Wakep while an earlier task is still
+	// queued, applied to every submit): with every M parked the task
+	// waits for ever.
+	submitSkipsWakeAlways
+	// TokenCountedAsTask: a runnext hit that is not a task inheriting the
+	// slice (a resume token that wakes a Wait) is not taken off Stats'
+	// derived Tasks (procStats), so every Wait woken through runnext
+	// counts as one more task.
+	tokenCountedAsTask
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -208,6 +218,9 @@ var mutationNames = [...]string{
 	joinTakesBackStolen:       "JoinTakesBackStolen",
 	joinSkipsWaitForThief:     "JoinSkipsWaitForThief",
 	joinStateReusedBeforeWait: "JoinStateReusedBeforeWait",
+	submitSkipsWakeAlways:     "SubmitSkipsWakeAlways",
+
+	tokenCountedAsTask: "TokenCountedAsTask",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or
