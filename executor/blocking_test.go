@@ -52,18 +52,28 @@ func blockingRetakesP(*testing.T) error {
 // blockingRespectsProcs: on procs Ps, a task calls Blocking and, inside it,
 // submits procs tasks that each hold a P for 10ms of the bubble's clock.
 // When its call returns, the task must wait for a P: it may not go on
-// while procs other tasks run, only once one has ended (no P is idle, and the slice is far longer
-// than 10ms, so sysmon takes none).
-func blockingRespectsProcs(procs int) scenario {
+// while procs other tasks run, only once one has ended (no P is idle, and
+// the slice is far longer than 10ms, so sysmon takes none).
+func blockingRespectsProcs(procs int) scenario { return respectsProcs(procs, false) }
+
+// respectsProcs is blockingRespectsProcs, or with optimistic its Syscall
+// twin (syscallRespectsProcs), where only sysmon's retake of the call's P
+// lets the last of the procs tasks in.
+func respectsProcs(procs int, optimistic bool) scenario {
 	return func(*testing.T) error {
 		e, err := executor.New(executor.Config{Procs: procs, Slice: time.Second})
 		if err != nil {
 			return err
 		}
+		call, name := executor.Task.Blocking, "Blocking"
+		if optimistic {
+			call, name = executor.Task.Syscall, "Syscall"
+		}
 		var running atomic.Int64
 		seen := make(chan int64, 1)
+		var all bool
 		if err := e.Go(func(t executor.Task) {
-			_ = t.Blocking(func() {
+			_ = call(t, func() {
 				var in sync2
 				in.n.Store(int64(procs))
 				in.ch = make(chan struct{})
@@ -77,7 +87,11 @@ func blockingRespectsProcs(procs int) scenario {
 						panic(err)
 					}
 				}
-				<-in.ch // every one holds a P now
+				select {
+				case <-in.ch: // every one holds a P now
+					all = true
+				case <-time.After(syscallLimit):
+				}
 			})
 			seen <- running.Load()
 		}); err != nil {
@@ -87,8 +101,15 @@ func blockingRespectsProcs(procs int) scenario {
 		if err := e.Close(); err != nil {
 			return err
 		}
+		if !all {
+			return fmt.Errorf("on %d Ps, %d tasks queued inside %s did not all get a P within %v: the call's P was not freed",
+				procs, procs, name, syscallLimit)
+		}
 		if n >= int64(procs) {
-			return fmt.Errorf("a task went on after Blocking while %d other tasks held the %d Ps", n, procs)
+			return fmt.Errorf("a task went on after %s while %d other tasks held the %d Ps", name, n, procs)
+		}
+		if s := e.Stats().Total; optimistic && s.Retakes == 0 {
+			return fmt.Errorf("the call's P was freed with no retake (%d handoffs)", s.Handoffs)
 		}
 		return nil
 	}

@@ -1,5 +1,7 @@
 package executor
 
+import "time"
+
 // ExploreAll runs the explorer scenarios of explore_test.go for the kill
 // matrix; applicable is false without -tags schedcheck.
 func ExploreAll() (applicable bool, err error) { return exploreAll() }
@@ -37,3 +39,12 @@ const MaxGFree = maxGFree
 
 // GFreeKeep is what a trim of the global free list leaves on it.
 const GFreeKeep = gfreeKeep
+
+// SetSysmonLate makes sysmon's sleeps at a call's pace last d longer in
+// the executors made until restore is called, as a coarse Go timer does;
+// not concurrently with New.
+func SetSysmonLate(d time.Duration) (restore func()) {
+	old := sysmonLateForTest
+	sysmonLateForTest = d
+	return func() { sysmonLateForTest = old }
+}

@@ -61,6 +61,8 @@ func (e *Executor) schedule(w *worker) {
 		e.execute(w, t, inherit)
 		if w.ticks++; w.ticks%yieldEvery == 0 && mutant != noYield {
 			runtime.Gosched()
+		} else if w.ticks%kickEvery == 0 {
+			e.kickSysmon() // a call's retake waits for a late sysmon?
 		}
 	}
 }
@@ -218,6 +220,9 @@ func (e *Executor) localGet(w *worker, p *proc) (*task, bool) {
 		}
 		if fromNext { // a runnext hit, whether or not it inherits the slice
 			p.stats.runnext.Add(1)
+			if (t.w != nil || !inherit) && mutant != tokenCountedAsTask { // not a task that inherits: see procStats
+				p.stats.nextOther.Add(1)
+			}
 		} else {
 			p.stats.ringGets.Add(1)
 		}
@@ -284,10 +289,10 @@ func (e *Executor) execute(w *worker, t *task, inherit bool) {
 	if bound { // taken to run (or to drop): its room under MaxQueued is free
 		e.unqueue(1)
 	}
-	if !inherit {
+	if !inherit { // a task that inherits counts as a runnext hit (procStats)
 		p.schedtick.Add(1)
+		p.stats.tasks.Add(1)
 	}
-	p.stats.tasks.Add(1)
 	if at != 0 {
 		p.stats.latency.record(atomicx.Nanotime() - at)
 	}

@@ -107,10 +107,24 @@ func (e *Executor) spinStarted(w *worker, p *proc) {
 
 // procStats are one P's counters. Most are written by the P's holder only;
 // each is an atomic cell, so Stats reads them without a lock while the
-// executor runs.
+// executor runs. On amd64 an atomic store is an XCHG, as locked as an Add,
+// so a holder-only counter is an Add: what the hot path saves is counters,
+// not instructions per counter.
+//
+// A task taken from runnext that inherits the slice (the chain's every
+// task) is counted once, in runnext: Tasks is derived (Stats), as tasks
+// (those that start a slice) plus runnext minus nextOther (runnext hits
+// that are not such a task: a resume token, or a task that starts a new
+// slice after a preempt request and so counts in tasks). localGet adds to
+// runnext before nextOther and Stats loads nextOther first, so a Stats
+// taken meanwhile can count a token as a task for a moment, never less
+// than nothing.
 type procStats struct {
+	_                [cacheLine]byte // off the line of the proc fields before it
+	runnext          atomicx.Uint64  // written on every chain task: a line of its own
+	_                [cacheLine - 8]byte
 	tasks            atomicx.Uint64
-	runnext          atomicx.Uint64
+	nextOther        atomicx.Uint64
 	ringGets         atomicx.Uint64
 	globalGets       atomicx.Uint64
 	globalBatches    atomicx.Uint64
@@ -214,6 +228,8 @@ type Stats struct {
 	IdleProcs int           // Ps idle now
 	Dropped   int           // tasks dropped at a Shutdown deadline
 	Queued    int           // outside tasks accepted and not yet started, at most Config.MaxQueued (0 without a bound: not counted)
+	Calls     int           // Task.Syscall calls in progress (nested ones not counted)
+	MaxCalls  int           // the most Task.Syscall calls in progress at once so far
 	Latency   LatencyStats  // submit (Executor.Go, GoBatch, an outside group's Go) to start, one task in LatencySample
 	Slice     time.Duration // the configured slice
 }
@@ -256,13 +272,17 @@ func (e *Executor) Stats() Stats {
 		IdleProcs: e.sched.NPIdle(),
 		Dropped:   int(e.dropped.Load()),
 		Queued:    int(e.queued.Load()),
+		Calls:     int(e.calls.Load()),
+		MaxCalls:  int(e.maxCalls.Load()),
 		Slice:     e.cfg.Slice,
 	}
 	var lat latencyAcc
 	for i, p := range e.ps {
 		ps := &p.stats
+		other := ps.nextOther.Load() // before runnext: see procStats
+		next := ps.runnext.Load()
 		s.Procs[i] = ProcStats{
-			Tasks: ps.tasks.Load(), RunnextHits: ps.runnext.Load(), RingGets: ps.ringGets.Load(),
+			Tasks: ps.tasks.Load() + next - other, RunnextHits: next, RingGets: ps.ringGets.Load(),
 			GlobalGets: ps.globalGets.Load(), GlobalBatches: ps.globalBatches.Load(),
 			GlobalBatchTasks: ps.globalBatchTasks.Load(), Steals: ps.steals.Load(), Stolen: ps.stolen.Load(),
 			Overflows: ps.overflows.Load(), Handoffs: ps.handoffs.Load(), Retakes: ps.retakes.Load(), Preempts: ps.preempts.Load(),

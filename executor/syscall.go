@@ -37,6 +37,10 @@ func (t Task) Syscall(f func()) error {
 	}
 	e := w.e
 	p, inner := e.entersyscall(w)
+	if !inner {
+		e.callBegins()
+		defer e.calls.Add(-1) // f may panic
+	}
 	f()
 	switch {
 	case inner: // inside another Syscall's f: that one ends the call
@@ -46,6 +50,16 @@ func (t Task) Syscall(f func()) error {
 		e.exitsyscall(w, p)
 	}
 	return nil
+}
+
+// callBegins counts a call in progress (Stats.Calls) and raises
+// Stats.MaxCalls to their number: a shared word, where the runtime counts
+// nothing per call (its Ps' syscalltick is the holder's), since the calls
+// blocked at once are what the Ms made beyond Procs are judged against.
+func (e *Executor) callBegins() {
+	n := e.calls.Add(1)
+	for m := e.maxCalls.Load(); n > m && !e.maxCalls.CompareAndSwap(m, n); m = e.maxCalls.Load() {
+	}
 }
 
 // entersyscall moves w's P from pTask to pSyscall and returns it; nil if

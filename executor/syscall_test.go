@@ -184,63 +184,98 @@ func syscallAfterBackoff(*testing.T) error {
 	return nil
 }
 
+// syscallKicked: on 2 Ps, with sysmon's sleeps at a call's pace made 1ms
+// late (SetSysmonLate: a coarse Go timer), one P runs a chain of tasks
+// that each hold it 5µs of the bubble's clock, and a task on the other
+// blocks in Syscall while work waits for its P: in its runnext, or
+// (global) submitted from outside with no P idle. The chain's M finds
+// sysmon's round overdue and wakes it (kickSysmon), so the queued task
+// starts within 5 thresholds of the call's start, not a millisecond later
+// (nor at the chain's 61st tick, 305µs in).
+func syscallKicked(global bool) scenario {
+	return func(t *testing.T) error {
+		defer executor.SetSysmonLate(time.Millisecond)()
+		e, err := executor.New(executor.Config{Procs: 2})
+		if err != nil {
+			return err
+		}
+		release := make(chan struct{})
+		var stop atomic.Bool
+		chainRuns := make(chan struct{})
+		var links atomic.Int64
+		var chain func(executor.Task)
+		chain = func(t executor.Task) {
+			if links.Add(1) == 1 {
+				close(chainRuns)
+			}
+			time.Sleep(5 * time.Microsecond) // holding its P
+			if !stop.Load() && links.Load() < 200000 {
+				t.Go(chain)
+			}
+		}
+		if err := e.Go(chain); err != nil {
+			return err
+		}
+		<-chainRuns
+		var callAt, ranAt atomic.Int64
+		ran := func(executor.Task) {
+			ranAt.Store(time.Now().UnixNano())
+			close(release)
+		}
+		inCall := make(chan struct{})
+		back := make(chan struct{})
+		if err := e.Go(func(t executor.Task) {
+			if !global {
+				t.Go(ran) // waits in this P's runnext
+			}
+			callAt.Store(time.Now().UnixNano())
+			_ = t.Syscall(func() {
+				close(inCall)
+				select {
+				case <-release:
+				case <-time.After(syscallLimit):
+				}
+			})
+			close(back)
+		}); err != nil {
+			return err
+		}
+		<-inCall
+		if global {
+			if err := e.Go(ran); err != nil {
+				return err
+			}
+		}
+		<-back
+		stop.Store(true)
+		if err := e.Close(); err != nil {
+			return err
+		}
+		where := "its runnext"
+		if global {
+			where = "the global queue"
+		}
+		waited := time.Duration(ranAt.Load() - callAt.Load())
+		t.Logf("the task queued in %s started %v after the call began", where, waited)
+		if waited > 5*executor.DefaultSyscallThreshold {
+			return fmt.Errorf("with sysmon's timer 1ms late and an M running, a task queued in %s started %v after a call began blocking its P, want within %v (the M wakes a late sysmon)",
+				where, waited, 5*executor.DefaultSyscallThreshold)
+		}
+		if s := e.Stats(); s.Total.Retakes != 1 || s.MaxCalls != 1 || s.Calls != 0 {
+			return fmt.Errorf("one call retaken: %d retakes, %d calls at most at once, %d in progress after Close; want 1, 1, 0",
+				s.Total.Retakes, s.MaxCalls, s.Calls)
+		}
+		return nil
+	}
+}
+
 // syscallRespectsProcs: on procs Ps a task's call submits procs tasks that
 // each hold a P for 10ms of the bubble's clock, and returns once all hold
 // one (sysmon must retake the call's P for that). Back from the call, the
 // task must wait for a P: it may not go on while procs other tasks run,
 // only once one has ended. The slice is long, so only the call's retake
-// frees a P.
-func syscallRespectsProcs(procs int) scenario {
-	return func(*testing.T) error {
-		e, err := executor.New(executor.Config{Procs: procs, Slice: time.Second})
-		if err != nil {
-			return err
-		}
-		var running atomic.Int64
-		seen := make(chan int64, 1)
-		var all bool
-		if err := e.Go(func(t executor.Task) {
-			_ = t.Syscall(func() {
-				var in sync2
-				in.n.Store(int64(procs))
-				in.ch = make(chan struct{})
-				for range procs {
-					if err := e.Go(func(executor.Task) {
-						running.Add(1)
-						in.done()
-						time.Sleep(10 * time.Millisecond) // holding its P
-						running.Add(-1)
-					}); err != nil {
-						panic(err)
-					}
-				}
-				select {
-				case <-in.ch: // every one holds a P now
-					all = true
-				case <-time.After(syscallLimit):
-				}
-			})
-			seen <- running.Load()
-		}); err != nil {
-			return err
-		}
-		n := <-seen
-		if err := e.Close(); err != nil {
-			return err
-		}
-		if !all {
-			return fmt.Errorf("on %d Ps, %d tasks queued by a blocked call did not all get a P within %v: the call's P was not retaken",
-				procs, procs, syscallLimit)
-		}
-		if n >= int64(procs) {
-			return fmt.Errorf("a task went on after its call, whose P was retaken, while %d other tasks held the %d Ps", n, procs)
-		}
-		if s := e.Stats().Total; s.Retakes == 0 {
-			return fmt.Errorf("the call's P was freed with no retake (%d handoffs)", s.Handoffs)
-		}
-		return nil
-	}
-}
+// frees a P. Blocking's twin (respectsProcs).
+func syscallRespectsProcs(procs int) scenario { return respectsProcs(procs, true) }
 
 // mixedResult is what a mixed workload saw.
 type mixedResult struct {
@@ -535,6 +570,14 @@ func TestSyscallRetakenWhileWorkWaits(t *testing.T) {
 
 func TestSyscallAfterBackoff(t *testing.T) {
 	require.NoError(t, inBubble(t, syscallAfterBackoff))
+}
+
+func TestSyscallLateSysmonKicked(t *testing.T) {
+	for _, global := range []bool{false, true} {
+		t.Run(fmt.Sprintf("global=%v", global), func(t *testing.T) {
+			require.NoError(t, inBubble(t, syscallKicked(global)))
+		})
+	}
 }
 
 func TestSyscallRespectsProcs(t *testing.T) {

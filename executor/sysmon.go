@@ -17,11 +17,30 @@ import (
 // SyscallThreshold/2), and a longer sleep ends when a call enters
 // Syscall (sysmonDoze), so that a call past the threshold is seen within
 // about two thresholds of its start however long sysmon had backed off.
+//
+// sysmon is a goroutine, and its sleep a Go timer, where the runtime's is
+// a thread in usleep: a 20µs timer fires when some M of the Go runtime
+// looks at the timers. With every Go P idle that is netpoll's wait, whose
+// timeout is in whole milliseconds (1.1ms measured); with every Go P
+// running an M it is the next M to yield (every yieldEvery tasks). In
+// mixed (one task in ten blocking 1ms in Syscall, 2 Ps, load 11 on 2
+// vCPUs) half of sysmon's 20µs sleeps took 33µs, but the 1 to 2% that
+// took over 200µs (up to 5ms) held 60 to 80% of the time calls kept
+// their Ps past the threshold. So while a call is in pSyscall sysmon
+// publishes when its sleep should end (sysmonDue), and an M that finds
+// that time past at its kickEvery'th task wakes it (kickSysmon): the M
+// is running, so the work it does is the clock sysmon lacks.
 const (
 	sysmonMinDelay = 20 * time.Microsecond
 	sysmonMaxDelay = 10 * time.Millisecond
 	sysmonIdleRuns = 50
+	kickEvery      = 4
 )
+
+// sysmonLateForTest is what sysmon adds to each sleep at a call's pace in
+// the executors made from now on (SetSysmonLate): the lateness of a coarse
+// Go timer, which a synctest bubble's exact clock never shows.
+var sysmonLateForTest time.Duration
 
 // sysmon watches the Ps and takes a P from a task that has held it past the
 // slice while work waits, or from a Task.Syscall past its threshold,
@@ -54,8 +73,11 @@ func (e *Executor) sysmon() {
 		pace := max(sysmonMinDelay, e.cfg.SyscallThreshold/2)
 		switch {
 		case calls:
+			// A call's P waits for this round: an M wakes a late one.
 			delay = min(delay, pace)
-			atomicx.Sleep(delay)
+			e.sysmonDue.Store(atomicx.Nanotime() + int64(delay))
+			e.sysmonDoze(delay + e.sysmonLate)
+			e.sysmonDue.Store(0)
 		case delay > pace:
 			e.sysmonDoze(delay) // a call's entry cuts it short
 		default:
@@ -89,8 +111,10 @@ func (e *Executor) sysmonSleep() {
 
 // sysmonDoze is sysmon's sleep of d once it has backed off past a call's
 // pace: a call entering Syscall meanwhile wakes it (wakeSysmonForCall), so
-// that the call is seen at once rather than up to Slice/8 later. The
-// handshake on sysmonDozing wakes the note at most once per doze.
+// that the call is seen at once rather than up to Slice/8 later; and its
+// sleep at that pace while a call is in pSyscall, which an M ends once
+// sysmonDue has passed (kickSysmon). The handshake on sysmonDozing wakes
+// the note at most once per doze.
 func (e *Executor) sysmonDoze(d time.Duration) {
 	e.sysmonDozing.Store(1)
 	e.sysmonNote.SleepFor(d)
@@ -102,6 +126,25 @@ func (e *Executor) sysmonDoze(d time.Duration) {
 
 // wakeSysmonForCall wakes sysmon if it dozes (sysmonDoze).
 func (e *Executor) wakeSysmonForCall() {
+	if e.sysmonDozing.Load() != 0 && e.sysmonDozing.CompareAndSwap(1, 0) {
+		e.sysmonNote.Wakeup()
+	}
+}
+
+// kickSysmon is an M's look, every kickEvery tasks, at a sysmon that
+// sleeps while a call is in pSyscall: if the sleep should have ended
+// (sysmonDue), the M wakes it. One load while no call is in pSyscall.
+// The woken sysmon runs on an idle Go P, or with GOMAXPROCS 1 at the M's
+// next yield: a runtime.Gosched per kick (one per sysmon round) sent the
+// M behind every goroutine readied meanwhile while it held its P, and
+// mixed ran 2 to 4 times slower. The runtime's sysmon sleeps in usleep on
+// a thread of its own, late only when the OS is; checkTimers in schedule,
+// the Ms running timers at their scheduling points, is the nearest thing.
+func (e *Executor) kickSysmon() {
+	due := e.sysmonDue.Load()
+	if due == 0 || mutant == sysmonNotKicked || atomicx.Nanotime() < due {
+		return
+	}
 	if e.sysmonDozing.Load() != 0 && e.sysmonDozing.CompareAndSwap(1, 0) {
 		e.sysmonNote.Wakeup()
 	}

@@ -45,6 +45,9 @@ const demoExample = `  go run ./cmd/schedkit demo
 // demoStats are what a hash of a tree did.
 type demoStats struct {
 	files, dirs, bytes, skipped atomic.Int64
+	// reading counts the reads in progress, mostReading the most at once:
+	// what the Ms made beyond the Ps are judged against.
+	reading, mostReading atomic.Int64
 }
 
 // treeHasher hashes a tree on an executor. A directory's digest is the
@@ -60,10 +63,17 @@ type treeHasher struct {
 
 // read runs a read on t's behalf: in Syscall, or Blocking if h.blocking.
 func (h *treeHasher) read(t executor.Task, f func()) error {
-	if h.blocking {
-		return t.Blocking(f)
+	counted := func() {
+		n := h.stats.reading.Add(1)
+		for m := h.stats.mostReading.Load(); n > m && !h.stats.mostReading.CompareAndSwap(m, n); m = h.stats.mostReading.Load() {
+		}
+		defer h.stats.reading.Add(-1)
+		f()
 	}
-	return t.Syscall(f)
+	if h.blocking {
+		return t.Blocking(counted)
+	}
+	return t.Syscall(counted)
 }
 
 // dir hashes the directory at path: its listing in read, then a task
@@ -269,6 +279,12 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "demo: digest %s\n", hex.EncodeToString(sum[:]))
 	fmt.Fprintf(stdout, "demo: %d tasks on %d Ps and %d Ms in %v; latency from outside p50 %v p99 %v max %v\n\n",
 		s.Total.Tasks, len(s.Procs), s.Ms, elapsed.Round(time.Millisecond), s.Latency.P50, s.Latency.P99, s.Latency.Max)
+	how := "Task.Syscall"
+	if h.blocking {
+		how = "Task.Blocking"
+	}
+	fmt.Fprintf(stdout, "demo: %d Ms made beyond the %d Ps, for at most %d reads in progress at once (reads in %s)\n\n",
+		s.Ms-len(s.Procs), len(s.Procs), h.stats.mostReading.Load(), how)
 	printProcTable(stdout, s)
 	fmt.Fprintln(stdout, "(RING and GLOBAL count takes from those queues, a task's resume after a read included;\n"+
 		" HANDOFFS: Ps given away, by Blocking (-blocking) or a Wait; RETAKES: Ps sysmon took, mostly from reads in\n"+
