@@ -155,10 +155,14 @@ Wakep(pc0) ==
     IF pidle THEN pidle' = FALSE /\ StartM(pc0)
     ELSE /\ pc' = pc0 /\ UNCHANGED <<pidle, holder, pend, made>>
 
-\* giveUpP: claim (pTask -> pIdle) and HandoffP; with one P it always
-\* starts an M. The mutant puts the P on the idle list instead.
-GiveUpP(pc0) ==
-    IF Mutant = "GiveUpIdlesP"
+\* giveUpP for M m: claim (pTask -> pIdle) and HandoffP; with one P it
+\* always starts an M. The mutant puts the P on the idle list instead.
+\* Without the P (only in the mutant BlockingKeepsNoP) there is nothing to
+\* give.
+GiveUpP(m, pc0) ==
+    IF holder # m
+      THEN pc' = pc0 /\ UNCHANGED <<holder, pidle, pend, made>>
+    ELSE IF Mutant = "GiveUpIdlesP"
       THEN /\ pidle' = TRUE /\ holder' = 0 /\ pc' = pc0 /\ UNCHANGED <<pend, made>>
       ELSE StartM(pc0) /\ UNCHANGED pidle
 
@@ -207,23 +211,42 @@ ExitP(m) ==
 (***************************************************************************)
 (* The body of the task M m runs.                                          *)
 (***************************************************************************)
+\* The group's finish for fin of its tasks ending on M m, whose own next
+\* place is pc0: the last readies the registered waiter (ready: its token
+\* into the finisher's P's queue, or, without a P, the global queue and
+\* Wakep).
+Finish(m, fin, pc0) ==
+    /\ gn' = gn - fin
+    /\ IF gn - fin = 0 /\ fin > 0 /\ gwait
+         THEN LET v == CHOOSE v \in Ms : pc[v] = "wpark" /\ gs[v] # <<>> /\ Cur(v) = "W"
+              IN /\ gwait' = FALSE
+                 /\ IF holder = m
+                      THEN /\ lq' = Append(lq, Tok(v)) /\ pc' = pc0
+                           /\ UNCHANGED <<glob, holder, pidle, pend, made>>
+                      ELSE /\ glob' = Append(glob, Tok(v)) /\ Wakep(pc0)
+                           /\ UNCHANGED lq
+         ELSE /\ pc' = pc0 /\ UNCHANGED <<gwait, glob, lq, holder, pidle, pend, made>>
+
+\* After a task on the M's own goroutine: findRunnable, or exitP if the M
+\* holds no P (schedule).
+Loop(m) == IF holder = m THEN "find" ELSE "exitp"
+
 \* "end": run returns; its deferred call ends the task (the group's finish
 \* for K); the M's loop goes on, or, inline, the help loop below it.
 End(m) ==
     /\ pc[m] = "run" /\ Op(m) = "end"
     /\ done' = done \cup {Cur(m)} /\ Step(m)
     /\ gs' = [gs EXCEPT ![m] = Pop(@)]
-    /\ gn' = IF Cur(m) \in Group THEN gn - 1 ELSE gn
-    /\ pc' = [pc EXCEPT ![m] = IF Len(gs[m]) = 1 THEN "find" ELSE "help"]
-    /\ UNCHANGED <<glob, lq, holder, pidle, pend, made, note, gwait, started,
-                   called, goexited>>
+    /\ Finish(m, IF Cur(m) \in Group THEN 1 ELSE 0,
+              [pc EXCEPT ![m] = IF Len(gs[m]) = 1 THEN Loop(m) ELSE "help"])
+    /\ UNCHANGED <<note, started, called, goexited>>
 
 \* Blocking: giveUpP, then the call (the mutant BlockingHoldsP keeps the P).
 Blocking(m) ==
     /\ pc[m] = "run" /\ Op(m) = "blocking"
     /\ IF Mutant = "BlockingHoldsP"
          THEN /\ pc' = [pc EXCEPT ![m] = "incall"] /\ UNCHANGED <<holder, pidle, pend, made>>
-         ELSE GiveUpP([pc EXCEPT ![m] = "incall"])
+         ELSE GiveUpP(m, [pc EXCEPT ![m] = "incall"])
     /\ UNCHANGED <<glob, lq, gs, note, tpc, gn, gwait, started, done, called, goexited>>
 
 \* The call returns: reacquire (the mutant BlockingKeepsNoP goes on
@@ -252,8 +275,8 @@ RAcq(m) ==
 \* (a step that changes nothing, so it is left out).
 Yield(m) ==
     /\ pc[m] = "run" /\ Op(m) = "yield"
-    /\ glob # <<>> \/ lq # <<>>
-    /\ GiveUpP([pc EXCEPT ![m] = "wput"])
+    /\ glob # <<>> \/ lq # <<>> \/ holder # m
+    /\ GiveUpP(m, [pc EXCEPT ![m] = "wput"])
     /\ UNCHANGED <<glob, lq, gs, note, tpc, gn, gwait, started, done, called, goexited>>
 
 \* waitP: the token at the global queue's tail (the mutant YieldAtHead puts
@@ -282,12 +305,17 @@ WPark(m) ==
     /\ UNCHANGED <<glob, lq, holder, pidle, pend, made, gs, gn, gwait, started,
                    done, called, goexited>>
 
-\* W: NewGroup and Go: K into the P's queue (the holder's spawn), counted.
+\* W: NewGroup and Go: K counted, into the P's queue (the holder's spawn;
+\* wakeIfIdle finds no P idle beside it), or, without the P, into the
+\* global queue with Wakep.
 Spawn(m) ==
     /\ pc[m] = "run" /\ Op(m) = "spawn"
-    /\ lq' = Append(lq, "K") /\ gn' = gn + 1 /\ Step(m)
-    /\ UNCHANGED <<glob, holder, pidle, pend, made, pc, gs, note, gwait,
-                   started, done, called, goexited>>
+    /\ gn' = gn + 1 /\ Step(m)
+    /\ IF holder = m
+         THEN /\ lq' = Append(lq, "K")
+              /\ UNCHANGED <<glob, holder, pidle, pend, made, pc>>
+         ELSE /\ glob' = Append(glob, "K") /\ Wakep(pc) /\ UNCHANGED lq
+    /\ UNCHANGED <<gs, note, gwait, started, done, called, goexited>>
 
 \* Wait: done already, it returns at once; else it switches to a helper
 \* goroutine of the M (the mutant GoexitUnwindsWaiter runs the help on the
@@ -311,12 +339,12 @@ Help(m) ==
          THEN /\ gs' = [gs EXCEPT ![m] = IF Top(@)[1] = "helper" THEN Pop(@) ELSE @]
               /\ pc' = [pc EXCEPT ![m] = "run"] /\ Step(m)
               /\ UNCHANGED <<lq, holder, pidle, pend, made, started>>
-       ELSE IF lq # <<>> /\ Head(lq) \in Group
+       ELSE IF holder = m /\ lq # <<>> /\ Head(lq) \in Group
          THEN /\ lq' = Tail(lq) /\ gs' = [gs EXCEPT ![m] = Append(@, TF(Head(lq)))]
               /\ started' = started \cup {Head(lq)}
               /\ pc' = [pc EXCEPT ![m] = "run"]
               /\ UNCHANGED <<tpc, holder, pidle, pend, made>>
-         ELSE /\ GiveUpP([pc EXCEPT ![m] = "wlock"])
+         ELSE /\ GiveUpP(m, [pc EXCEPT ![m] = "wlock"])
               /\ UNCHANGED <<lq, gs, tpc, started>>
     /\ UNCHANGED <<glob, note, gn, gwait, done, called, goexited>>
 
@@ -349,25 +377,19 @@ Goexit(m) ==
     /\ pc[m] = "run" /\ Op(m) = "goexit"
     /\ LET ended == Unwound(m)
            hs == {j \in DOMAIN gs[m] : gs[m][j][1] = "helper"}
+           lo == IF hs = {} THEN 0 ELSE CHOOSE j \in hs : \A k \in hs : k <= j
            fin == IF Mutant = "GoexitSkipsFinish" THEN 0
                   ELSE Cardinality(ended \cap Group)
        IN /\ called' = called \cup {Cur(m)}
           /\ goexited' = goexited \cup ended /\ done' = done \cup ended
           /\ Step(m)
-          /\ gn' = gn - fin
-          \* W is never registered while a task of its group runs inline:
-          \* its own M runs it, so no waiter is readied here.
-          /\ IF hs # {}
-               THEN LET lo == CHOOSE j \in hs : \A k \in hs : k <= j
-                    IN /\ gs' = [gs EXCEPT ![m] = Append(SubSeq(@, 1, lo - 1), HF(gs[m][lo][2]))]
-                       /\ pc' = [pc EXCEPT ![m] = "help"]
-                       /\ UNCHANGED holder
-             ELSE IF Mutant = "GoexitEndsM"
-               THEN /\ gs' = [gs EXCEPT ![m] = <<>>] /\ pc' = [pc EXCEPT ![m] = "dead"]
-                    /\ UNCHANGED holder
-             ELSE /\ gs' = [gs EXCEPT ![m] = <<>>] /\ pc' = [pc EXCEPT ![m] = "find"]
-                  /\ UNCHANGED holder
-    /\ UNCHANGED <<glob, lq, pidle, pend, made, note, gwait, started>>
+          /\ gs' = [gs EXCEPT ![m] = IF lo > 0 THEN Append(SubSeq(@, 1, lo - 1), HF(@[lo][2]))
+                                     ELSE <<>>]
+          /\ Finish(m, fin,
+                    [pc EXCEPT ![m] = IF lo > 0 THEN "help"
+                                      ELSE IF Mutant = "GoexitEndsM" THEN "dead"
+                                      ELSE Loop(m)])
+    /\ UNCHANGED <<note, started>>
 
 MStep(m) ==
     \/ FindRunnable(m) \/ ExitP(m) \/ End(m) \/ Blocking(m) \/ RAcq(m)
