@@ -27,7 +27,8 @@ const (
 	// gfBatch is how many records a spill moves to the global list and a
 	// refill takes back (the runtime's 32).
 	gfBatch = 32
-	// maxGlobalFree bounds the global list (about 10 MB of records); a
+	// maxGlobalFree bounds the global list (128Ki records: about 10 MB at
+	// the 84 B bench/RESULTS.md records for one); a
 	// spill past it is left to the garbage collector. Below it the list
 	// keeps what a burst of outside tasks freed, so the next burst reuses
 	// it, until a garbage collection finds records that no one took since

@@ -38,7 +38,7 @@ func inBubble(t *testing.T, s scenario) (err error) {
 }
 
 // bubbleDeadline bounds one scenario on the real clock: they take
-// milliseconds, a kill-matrix cell 90 s.
+// milliseconds; a bound chosen well within a kill-matrix cell's limit.
 const bubbleDeadline = 60 * time.Second
 
 // blockersPlusQueued: Procs tasks block holding every P (without telling

@@ -122,9 +122,12 @@
 // thread's step, so equivalent interleavings end in one state.
 // Result.States counts the distinct end states and Result.StateHash hashes
 // their set: two searches of a scenario with equal pairs reached the same
-// states. The fingerprints cost 2% of the CPU profile of three lfq
-// scenarios under DPOR (owner-vs-thief, steal-vs-steal, wraparound) and 9%
-// on BenchmarkEndStates's 130 cells written once each, its worst case.
+// states. The fingerprints cost a few percent of the CPU profile of three
+// lfq scenarios under DPOR (owner-vs-thief, steal-vs-steal, wraparound)
+// and under a tenth on BenchmarkEndStates's 130 cells written once each,
+// its worst case (single profiles on the loaded 2-vCPU machine: 2% and 9%
+// first, 6% and 7% in a rerun at load average 22, 4 of 64 and 5 of 76
+// samples).
 //
 // RecordEnv (SCHEDKIT_RECORD=file) makes every exploration of a test binary
 // append a Record (name, search, completeness, executions, end states, the
