@@ -34,6 +34,13 @@ type waitOutcome struct {
 	inTask   bool  // after Wait the task's goroutine is still recognised as an M
 }
 
+// wait is g.Wait in a task of e, its outcome recorded.
+func (o *waitOutcome) wait(e *executor.Executor, g *executor.Group) {
+	o.err = g.Wait()
+	o.returned = true
+	o.inTask = errors.Is(e.Close(), executor.ErrCloseInTask)
+}
+
 // checkGoexitErr reports whether err is the *PanicError of a Goexit.
 func checkGoexitErr(err error) error {
 	var pe *executor.PanicError
@@ -108,9 +115,7 @@ func goexitChild(procs, iters int) error {
 				runtime.Goexit()
 				return errors.New("unreachable")
 			})
-			o.err = g.Wait()
-			o.returned = true
-			o.inTask = errors.Is(e.Close(), executor.ErrCloseInTask)
+			o.wait(e, g)
 		},
 		func(o waitOutcome) error {
 			switch {
@@ -165,9 +170,7 @@ func goexitHelped(procs, iters int) error {
 			})
 			g, _ := e.NewGroup(context.Background())
 			g.Go(func(executor.Task) error { return nil })
-			o.err = g.Wait()
-			o.returned = true
-			o.inTask = errors.Is(e.Close(), executor.ErrCloseInTask)
+			o.wait(e, g)
 		},
 		func(o waitOutcome) error {
 			switch {

@@ -12,7 +12,6 @@ import (
 	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/internal/linearize"
-	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/runnext"
 )
 
@@ -288,33 +287,17 @@ func (s sScenario) options() explore.Options {
 
 // exploreSlots runs every slot scenario and returns the first failure, for
 // the kill matrix; t only receives logs.
-func exploreSlots(t testing.TB) error {
+func exploreSlots(t testing.TB) error { return exploreCases(t, slotCases()) }
+
+func slotCases() []xCase {
+	var cs []xCase
 	for _, s := range sScenarios {
-		stop := watchdog.Start("runnext explore slot "+s.name, xDeadline(), nil)
-		res, err := explore.Explore(s.options(), s.sRun)
-		stop()
-		if err != nil {
-			return err
-		}
-		if res.Failure != nil {
-			return errors.New(res.Failure.String())
-		}
-		t.Log(res.Summary())
+		cs = append(cs, xCase{s.name, "runnext explore slot " + s.name, false, s.options(), s.sRun})
 	}
-	return nil
+	return cs
 }
 
-func TestExploreSlot(t *testing.T) {
-	for _, s := range sScenarios {
-		t.Run(s.name, func(t *testing.T) {
-			defer watchdog.Start("runnext explore slot "+s.name, xDeadline(), nil)()
-			res := explore.Check(t, s.options(), s.sRun)
-			if !res.Complete && !res.Replayed {
-				t.Errorf("exploration of %s was cut short at %d executions", s.name, res.Executions)
-			}
-		})
-	}
-}
+func TestExploreSlot(t *testing.T) { testExploreCases(t, slotCases()) }
 
 // TestSlotModelRefutes proves slotModel can fail: a thief that takes the
 // task a Put displaced (the owner has it too) and a fill that lands on a

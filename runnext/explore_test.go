@@ -369,15 +369,36 @@ func xExactlyOnce(ids []int, n int) bool {
 
 func sorted(ids []int) []int { s := slices.Clone(ids); slices.Sort(s); return s }
 
-// exploreRunnext runs every scenario and returns the first failure, for the
-// kill matrix; t only receives logs.
-func exploreRunnext(t testing.TB) error {
+// exploreRunnext runs every scenario but the long ones and returns the
+// first failure, for the kill matrix; t only receives logs.
+func exploreRunnext(t testing.TB) error { return exploreCases(t, runnextCases()) }
+
+// xCase is a scenario as TestExplore* and the kill matrix run it.
+type xCase struct {
+	name  string // the subtest's
+	watch string // the watchdog's
+	long  bool   // long mode only
+	opts  explore.Options
+	run   func() explore.Run
+}
+
+func runnextCases() []xCase {
+	var cs []xCase
 	for _, s := range xScenarios {
-		if s.long {
+		cs = append(cs, xCase{s.name, "runnext explore " + s.name, s.long, s.options(), s.xRun})
+	}
+	return cs
+}
+
+// exploreCases explores each case but the long ones, each under a
+// watchdog, and returns the first failure; t only receives logs.
+func exploreCases(t testing.TB, cs []xCase) error {
+	for _, c := range cs {
+		if c.long {
 			continue
 		}
-		stop := watchdog.Start("runnext explore "+s.name, xDeadline(), nil)
-		res, err := explore.Explore(s.options(), s.xRun)
+		stop := watchdog.Start(c.watch, xDeadline(), nil)
+		res, err := explore.Explore(c.opts, c.run)
 		stop()
 		if err != nil {
 			return err
@@ -388,6 +409,23 @@ func exploreRunnext(t testing.TB) error {
 		t.Log(res.Summary())
 	}
 	return nil
+}
+
+// testExploreCases checks each case in a subtest (the long ones in long
+// mode only): every interleaving within the bound, explored to the end.
+func testExploreCases(t *testing.T, cs []xCase) {
+	for _, c := range cs {
+		t.Run(c.name, func(t *testing.T) {
+			if c.long && testing.Short() {
+				t.Skip("long mode only")
+			}
+			defer watchdog.Start(c.watch, xDeadline(), nil)()
+			res := explore.Check(t, c.opts, c.run)
+			if !res.Complete && !res.Replayed {
+				t.Errorf("exploration of %s was cut short at %d executions", c.name, res.Executions)
+			}
+		})
+	}
 }
 
 // options are the explorer's options for s: its own, the bound 3 of long
@@ -411,20 +449,7 @@ func xDeadline() time.Duration {
 	return 8 * time.Minute
 }
 
-func TestExploreRunnext(t *testing.T) {
-	for _, s := range xScenarios {
-		t.Run(s.name, func(t *testing.T) {
-			if s.long && testing.Short() {
-				t.Skip("long mode only")
-			}
-			defer watchdog.Start("runnext explore "+s.name, xDeadline(), nil)()
-			res := explore.Check(t, s.options(), s.xRun)
-			if !res.Complete && !res.Replayed {
-				t.Errorf("exploration of %s was cut short at %d executions", s.name, res.Executions)
-			}
-		})
-	}
-}
+func TestExploreRunnext(t *testing.T) { testExploreCases(t, runnextCases()) }
 
 // TestExploreTwoOwnersPanic: two goroutines calling PutNext on one empty
 // queue at once (a misuse: PutNext is an owner method) is detected in some
