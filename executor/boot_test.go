@@ -2,8 +2,10 @@ package executor_test
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -67,6 +69,30 @@ func TestBootMakesProcsMs(t *testing.T) {
 		for _, batch := range []bool{false, true} {
 			t.Run(fmt.Sprintf("procs=%d/batch=%v", procs, batch), func(t *testing.T) {
 				require.NoError(t, inBubble(t, bootMs(procs, batch)))
+			})
+		}
+	}
+}
+
+// TestBootMakesProcsMsReal: the same on the real runtime, GOMAXPROCS 1 and
+// 2, 20 rounds of New and a Go at once: the count of Ms depends on no
+// clock, only on New waiting for its Ms' first park.
+func TestBootMakesProcsMsReal(t *testing.T) {
+	for _, gmp := range []int{1, 2} {
+		for _, procs := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("GOMAXPROCS=%d/procs=%d", gmp, procs), func(t *testing.T) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(gmp))
+				within(t, time.Minute, "20 rounds of New, a Go and Close", func() {
+					for round := range 20 {
+						e, err := executor.New(executor.Config{Procs: procs})
+						require.NoError(t, err)
+						ran := make(chan struct{})
+						require.NoError(t, e.Go(func(executor.Task) { close(ran) }))
+						<-ran
+						require.NoError(t, e.Close())
+						require.Equal(t, procs, e.Stats().Ms, "round %d: a Go right after New made more Ms than Procs", round)
+					}
+				})
 			})
 		}
 	}

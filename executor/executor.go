@@ -85,6 +85,9 @@ type Executor struct {
 	// sysmonLate lengthens sysmon's sleeps at a call's pace, as a coarse
 	// Go timer does (tests only: SetSysmonLate).
 	sysmonLate time.Duration
+	// fakeClock: the clock stood still over a nanosleep (a synctest
+	// bubble's), so sysmon keeps to Go timers (usleep). sysmon's alone.
+	fakeClock bool
 
 	// calls counts the Task.Syscall calls in progress, maxCalls the most
 	// at once (Stats): written by every call, on a line of their own.
@@ -684,8 +687,8 @@ func (e *Executor) stop() {
 
 // abandonAll is Shutdown past its deadline: Ms drop what they find from
 // now on, and every P held by a task is retaken so that an M drops its
-// queue. It returns once every task queued at the deadline is dropped,
-// with the number dropped.
+// queue. It returns once no submit is in flight and every task queued is
+// dropped, with the number dropped.
 //
 // Empty queues are not enough: an M holds the tasks it moves (a global
 // batch on its way to its ring, a steal, a task between its queue and the
@@ -706,6 +709,13 @@ func (e *Executor) abandonAll() int {
 // abandoned is one look of abandonAll: it retakes the Ps held by tasks
 // and reports whether every P was idle and nothing queued.
 func (e *Executor) abandoned() bool {
+	// A submit in flight passed its closing check before closing was set
+	// and may still put its task; it would be accepted after this look and
+	// neither run nor counted. Read before the queues: a submit puts before
+	// it leaves, and one that counts itself in later sees closing.
+	if e.inflight.Load() != 0 && mutant != abandonIgnoresInflight {
+		return false
+	}
 	var takes uint64
 	for _, p := range e.ps {
 		takes += p.takes.Load()

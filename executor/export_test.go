@@ -40,9 +40,10 @@ const MaxGFree = maxGFree
 // GFreeKeep is what a trim of the global free list leaves on it.
 const GFreeKeep = gfreeKeep
 
-// SetSysmonLate makes sysmon's sleeps at a call's pace last d longer in
-// the executors made until restore is called, as a coarse Go timer does;
-// not concurrently with New.
+// SetSysmonLate makes sysmon's sleeps on its Go timer at a call's pace
+// last d longer in the executors made until restore is called, as a
+// coarse Go timer does, and its sleeps on the OS's timer exact on the Go
+// clock (a bubble's); not concurrently with New.
 func SetSysmonLate(d time.Duration) (restore func()) {
 	old := sysmonLateForTest
 	sysmonLateForTest = d

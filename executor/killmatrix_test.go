@@ -76,6 +76,7 @@ var killConfig = killmatrix.Config{
 		"BootNoWait":                 {"boot", "boot2"},
 		"TokenCountedAsTask":         {"taskcount", "taskcount2"},
 		"SysmonNotKicked":            {"kick", "kick2"},
+		"SysmonNoUsleep":             {"usleep", "usleep2"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "blockers", Deterministic: true, Run: bubbles(blockersPlusQueued(1, false), blockersPlusQueued(2, false))},
@@ -145,6 +146,8 @@ var killConfig = killmatrix.Config{
 		{Name: "join2", Deterministic: true, Run: bubbles(joinStolenRing, joinReuse(true))},
 		{Name: "kick", Deterministic: true, Run: bubbles(syscallKicked(false))},
 		{Name: "kick2", Deterministic: true, Run: bubbles(syscallKicked(true))},
+		{Name: "usleep", Deterministic: true, Run: bubbles(syscallNoMRuns(1))},
+		{Name: "usleep2", Deterministic: true, Run: bubbles(syscallNoMRuns(2))},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer, RealCodeElsewhere: true},
 		{Name: "stress", Run: killByStress},
 		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)

@@ -138,6 +138,10 @@ const (
 	// timer, which is a millisecond late when Go's Ps idle, or a yield
 	// period late when every Go P runs an M.
 	sysmonNotKicked
+	// SysmonNoUsleep: sysmon sleeps on its Go timer at a call's pace even
+	// while no M runs, so with every Go P idle its 20µs lasts netpoll's
+	// millisecond, and a blocked call keeps its P with work waiting.
+	sysmonNoUsleep
 	// GlobalFreeNoZero: a record that a P with a full free list sends to
 	// the global list (gfspill) is not zeroed, so the task that reuses it,
 	// an outside submit or another P's spawn, inherits the fields its last
@@ -169,6 +173,11 @@ const (
 	// derived Tasks (procStats), so every Wait woken through runnext
 	// counts as one more task.
 	tokenCountedAsTask
+	// AbandonIgnoresInflight: Shutdown past its deadline does not wait for
+	// submits in flight (abandoned): one that passed its closing check
+	// before closing puts its task after the look, and Shutdown returns a
+	// count without it; the task is accepted, never run, never counted.
+	abandonIgnoresInflight
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -211,6 +220,7 @@ var mutationNames = [...]string{
 	syscallExitIgnoresRetake: "SyscallExitIgnoresRetake",
 	bootNoWait:               "BootNoWait",
 	sysmonNotKicked:          "SysmonNotKicked",
+	sysmonNoUsleep:           "SysmonNoUsleep",
 
 	globalFreeNoZero: "GlobalFreeNoZero",
 	spillKeepsLocal:  "SpillKeepsLocal",
@@ -220,7 +230,8 @@ var mutationNames = [...]string{
 	joinStateReusedBeforeWait: "JoinStateReusedBeforeWait",
 	submitSkipsWakeAlways:     "SubmitSkipsWakeAlways",
 
-	tokenCountedAsTask: "TokenCountedAsTask",
+	tokenCountedAsTask:     "TokenCountedAsTask",
+	abandonIgnoresInflight: "AbandonIgnoresInflight",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

@@ -269,6 +269,66 @@ func syscallKicked(global bool) scenario {
 	}
 }
 
+// syscallNoMRuns: on procs Ps every P is in a call (so no M runs to wake
+// a late sysmon) with sysmon's Go timer made 1ms late (SetSysmonLate),
+// and work waits: on 1 P in the caller's runnext, on 2 Ps submitted from
+// outside once both calls began. sysmon sleeps on the OS's timer while no
+// M runs (usleep; in the bubble an exact sleep), so the queued task starts
+// within 5 thresholds of being queued, not a millisecond later.
+func syscallNoMRuns(procs int) scenario {
+	return func(t *testing.T) error {
+		defer executor.SetSysmonLate(time.Millisecond)()
+		e, err := executor.New(executor.Config{Procs: procs})
+		if err != nil {
+			return err
+		}
+		release := make(chan struct{})
+		var queuedAt, ranAt atomic.Int64
+		ran := func(executor.Task) {
+			ranAt.Store(time.Now().UnixNano())
+			close(release)
+		}
+		inCall := make(chan struct{}, procs)
+		for range procs {
+			if err := e.Go(func(t executor.Task) {
+				if procs == 1 {
+					t.Go(ran) // waits in this P's runnext
+					queuedAt.Store(time.Now().UnixNano())
+				}
+				_ = t.Syscall(func() {
+					inCall <- struct{}{}
+					select {
+					case <-release:
+					case <-time.After(syscallLimit):
+					}
+				})
+			}); err != nil {
+				return err
+			}
+		}
+		for range procs {
+			<-inCall
+		}
+		if procs > 1 {
+			queuedAt.Store(time.Now().UnixNano())
+			if err := e.Go(ran); err != nil {
+				return err
+			}
+		}
+		<-release
+		if err := e.Close(); err != nil {
+			return err
+		}
+		waited := time.Duration(ranAt.Load() - queuedAt.Load())
+		t.Logf("on %d Ps with every P in a call, the queued task started %v after it was queued", procs, waited)
+		if waited > 5*executor.DefaultSyscallThreshold {
+			return fmt.Errorf("on %d Ps with every P in a call and sysmon's Go timer 1ms late, a queued task started %v after it was queued, want within %v (with no M running sysmon sleeps on the OS's timer)",
+				procs, waited, 5*executor.DefaultSyscallThreshold)
+		}
+		return nil
+	}
+}
+
 // syscallRespectsProcs: on procs Ps a task's call submits procs tasks that
 // each hold a P for 10ms of the bubble's clock, and returns once all hold
 // one (sysmon must retake the call's P for that). Back from the call, the
@@ -280,8 +340,12 @@ func syscallRespectsProcs(procs int) scenario { return respectsProcs(procs, true
 // mixedResult is what a mixed workload saw.
 type mixedResult struct {
 	ms, procs, maxBlocked int
-	elapsed               time.Duration
-	stats                 executor.ProcStats
+	// calls and maxCalls are Stats.Calls after Close and Stats.MaxCalls
+	// (Syscall's own count: 0 for Blocking, !optimistic).
+	calls, maxCalls int
+	optimistic      bool
+	elapsed         time.Duration
+	stats           executor.ProcStats
 }
 
 func (r mixedResult) String() string {
@@ -299,6 +363,11 @@ func (r mixedResult) check() error {
 	if r.ms-r.procs > 2*r.maxBlocked {
 		return fmt.Errorf("mixed: %d Ms made beyond the %d Ps, want at most twice the %d calls blocked at once (%v)",
 			r.ms-r.procs, r.procs, r.maxBlocked, r)
+	}
+	// Stats' count spans the whole Syscall, the workload's only f.
+	if r.optimistic && (r.calls != 0 || r.maxCalls < r.maxBlocked) {
+		return fmt.Errorf("mixed: Stats.Calls %d after Close and Stats.MaxCalls %d, want 0 and at least the %d calls the workload saw at once",
+			r.calls, r.maxCalls, r.maxBlocked)
 	}
 	return nil
 }
@@ -352,7 +421,8 @@ func runMixed(procs, n int, work func(), block time.Duration, pessimistic bool) 
 		return mixedResult{}, err
 	}
 	s := e.Stats()
-	return mixedResult{ms: s.Ms, procs: procs, maxBlocked: int(most.Load()), elapsed: elapsed, stats: s.Total}, nil
+	return mixedResult{ms: s.Ms, procs: procs, maxBlocked: int(most.Load()), calls: s.Calls, maxCalls: s.MaxCalls,
+		optimistic: !pessimistic, elapsed: elapsed, stats: s.Total}, nil
 }
 
 // syscallMixed: 2000 tasks of 3µs (a sleep that holds the P, on the
@@ -576,6 +646,14 @@ func TestSyscallLateSysmonKicked(t *testing.T) {
 	for _, global := range []bool{false, true} {
 		t.Run(fmt.Sprintf("global=%v", global), func(t *testing.T) {
 			require.NoError(t, inBubble(t, syscallKicked(global)))
+		})
+	}
+}
+
+func TestSyscallNoMRunsOSTimer(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		t.Run(fmt.Sprintf("procs=%d", procs), func(t *testing.T) {
+			require.NoError(t, inBubble(t, syscallNoMRuns(procs)))
 		})
 	}
 }

@@ -37,10 +37,21 @@ const (
 	kickEvery      = 4
 )
 
-// sysmonLateForTest is what sysmon adds to each sleep at a call's pace in
-// the executors made from now on (SetSysmonLate): the lateness of a coarse
-// Go timer, which a synctest bubble's exact clock never shows.
+// sysmonLateForTest is what sysmon adds to each sleep on its Go timer at a
+// call's pace in the executors made from now on (SetSysmonLate): the
+// lateness of a coarse Go timer, which a synctest bubble's exact clock
+// never shows. Its OS timer (usleep) is then the bubble's exact one.
 var sysmonLateForTest time.Duration
+
+// osSleep is sysmon's sleep on the OS's timer: usleep, or with
+// sysmonLate set an exact sleep on the Go clock (the bubble's).
+func (e *Executor) osSleep(d time.Duration) bool {
+	if e.sysmonLate != 0 {
+		atomicx.Sleep(d)
+		return true
+	}
+	return e.usleep(d)
+}
 
 // sysmon watches the Ps and takes a P from a task that has held it past the
 // slice while work waits, or from a Task.Syscall past its threshold,
@@ -52,7 +63,8 @@ func (e *Executor) sysmon() {
 	defer e.goroutineExit()
 	idle := 0
 	delay := sysmonMinDelay
-	calls := false // a P was in pSyscall at the last round
+	calls := false   // a P was in pSyscall at the last round
+	running := false // an M held a P outside a call at the last round
 	for {
 		if e.stopped.Load() != 0 {
 			return
@@ -75,16 +87,19 @@ func (e *Executor) sysmon() {
 		case calls:
 			// A call's P waits for this round: an M wakes a late one.
 			delay = min(delay, pace)
-			e.sysmonDue.Store(atomicx.Nanotime() + int64(delay))
-			e.sysmonDoze(delay + e.sysmonLate)
-			e.sysmonDue.Store(0)
+			if running || mutant == sysmonNoUsleep || !e.osSleep(delay) {
+				e.sysmonDue.Store(atomicx.Nanotime() + int64(delay))
+				e.sysmonDoze(delay + e.sysmonLate)
+				e.sysmonDue.Store(0)
+			} // else no M runs, to kick a late timer: the OS's timer
+
 		case delay > pace:
 			e.sysmonDoze(delay) // a call's entry cuts it short
 		default:
 			atomicx.Sleep(delay)
 		}
 		var n int
-		if n, calls = e.retakeAll(atomicx.Nanotime()); n > 0 {
+		if n, calls, running = e.retakeAll(atomicx.Nanotime()); n > 0 {
 			idle = 0
 		} else {
 			idle++
@@ -164,11 +179,15 @@ func (e *Executor) wakeSysmon() {
 // (p.preempted: preemptone), and a round later, if the slice still has not
 // moved and a task still holds the P, retakes it. A P in pSyscall has
 // rules of its own (retakeSyscall). It returns how many it took, and
-// whether a P was in pSyscall (sysmon then polls at the threshold's pace).
-// It mirrors retake.
-func (e *Executor) retakeAll(now int64) (n int, calls bool) {
+// whether a P was in pSyscall (sysmon then polls at the threshold's pace)
+// and whether an M held one outside a call (running: it can wake a late
+// sysmon). It mirrors retake.
+func (e *Executor) retakeAll(now int64) (n int, calls, running bool) {
 	for _, p := range e.ps {
 		s := p.status.Load()
+		if st := s & stateMask; st == pSched || st == pTask || st == pSpawn {
+			running = true
+		}
 		overrun := false
 		if tick := p.schedtick.Load(); tick != p.seenTick || s == pIdle {
 			p.seenTick, p.seenWhen = tick, now
@@ -213,5 +232,5 @@ func (e *Executor) retakeAll(now int64) (n int, calls bool) {
 			n++
 		}
 	}
-	return n, calls
+	return n, calls, running
 }
