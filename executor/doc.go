@@ -52,6 +52,14 @@
 //	                       (p.preempted, preemptone), and a round later, if a task
 //	                       still holds it, taken (CAS of its status word) and
 //	                       handed off (handoffp)
+//	kickSysmon, usleep     sysmon's usleep on a thread of its own: sysmon is a
+//	                       goroutine on a Go timer, so while a call is in
+//	                       pSyscall an M wakes it when its round is overdue (the
+//	                       Ms run timers at their scheduling points: checkTimers
+//	                       in schedule), and with no M running it sleeps in
+//	                       nanosleep (the runtime's usleep)
+//	boot                   no runtime counterpart (it makes Ms only in startm's
+//	                       newm): New returns once its Procs Ms have parked
 //	Task.Blocking          entersyscallblock (handoffp at once), then exitsyscall
 //	Task.Syscall           entersyscall: the P stays with the call (pSyscall),
 //	                       then exitsyscall: exitsyscallfast's CAS back to the
@@ -213,8 +221,15 @@
 //     with no P idle), or a Slice after, loses it; while a P is in pSyscall
 //     sysmon sleeps at most max(20µs, SyscallThreshold/2), and a call's
 //     entry wakes a sysmon that has backed off past that, so the retake
-//     comes about two thresholds after the call began (on the Go timer's
-//     clock: on a loaded machine a 20µs sleep can last a millisecond).
+//     comes about two thresholds after the call began. A Go timer is late
+//     (a 20µs one lasts netpoll's 1.1ms with every Go P idle, or until an
+//     M yields with every Go P busy): while a call is in pSyscall an M
+//     that finds sysmon's round overdue wakes it (every kickEvery tasks),
+//     and with no M running sysmon sleeps on the OS's timer (usleep); the
+//     OS can still make it late on a loaded machine.
+//   - New returns with its Procs Ms parked, so a submit made at once
+//     makes no M: Ms beyond Procs are made only for Ps handed off while no
+//     M idles.
 //   - Back from a call whose P was retaken, a task takes an idle P or waits
 //     for one, and never runs beside Procs other tasks (exitsyscall's CAS
 //     fails on a retaken P). While it waits it pins its M (the runtime's
@@ -374,7 +389,15 @@
 //	  Procs others (1 and 2 Ps)
 //	mixed (10% of tasks blocking 1ms in Syscall): Ms    syscall_test.go TestSyscallMixedMs (bubble),
 //	  beyond Procs at most twice the calls blocked at     TestRealtimeSyscallMixed (GOMAXPROCS 1, 2)
-//	  once; the calls overlap the work
+//	  once; the calls overlap the work; Stats.Calls 0     (Stats.MaxCalls at least the workload's own count)
+//	  after Close
+//	sysmon late (its Go timer made 1ms late): an M      syscall_test.go TestSyscallLateSysmonKicked,
+//	  running wakes it, and with every P in a call it     TestSyscallNoMRunsOSTimer (bubbles: 40µs,
+//	  sleeps on the OS's timer: a queued task starts      1.04ms without either rule)
+//	  within 5 thresholds
+//	a submit right after New makes no M beyond Procs    boot_test.go TestBootMakesProcsMs (bubbles,
+//	  (Procs 1, 2, 4; a Go, a GoBatch)                    Procs 1, 2, 4), TestBootMakesProcsMsReal
+//	                                                      (GOMAXPROCS 1, 2; 20 rounds)
 //	Shutdown retakes a P in pSyscall at its deadline;   syscall_test.go TestSyscallShutdown,
 //	  Close while calls block on every P; Syscall,        TestSyscallClose, TestSyscallNesting
 //	  Blocking, a Wait, Yield or a panic inside f
@@ -411,7 +434,8 @@
 //	                                                    SpillKeepsLocal, JoinTakesBackStolen,
 //	                                                    JoinSkipsWaitForThief,
 //	                                                    JoinStateReusedBeforeWait,
-//	                                                    SubmitSkipsWakeAlways
+//	                                                    SubmitSkipsWakeAlways, BootNoWait,
+//	                                                    SysmonNotKicked, SysmonNoUsleep
 //
 // # Tracing
 //

@@ -29,7 +29,10 @@ import (
 // their Ps past the threshold. So while a call is in pSyscall sysmon
 // publishes when its sleep should end (sysmonDue), and an M that finds
 // that time past at its kickEvery'th task wakes it (kickSysmon): the M
-// is running, so the work it does is the clock sysmon lacks.
+// is running, so the work it does is the clock sysmon lacks. With no M
+// running nothing can wake it, so it sleeps on the OS's timer instead
+// (usleep: at GOMAXPROCS 1, Procs 1, mixed's 400 calls of 1ms took 860ms
+// with 3 retakes on Go timers, 98 to 122ms with 372 to 385 on nanosleep).
 const (
 	sysmonMinDelay = 20 * time.Microsecond
 	sysmonMaxDelay = 10 * time.Millisecond
