@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -17,12 +18,20 @@ import (
 // checked closing before counting itself in flight would let Close find
 // the executor quiet, stop the Ms and return while the task is being
 // queued: it would never run.
+//
+// The -vs-shutdown scenarios close with Shutdown and a fourth thread whose
+// deadline passes at any point (wakeQuiet(2), as the context's AfterFunc
+// does): a submit that returned nil ran its task or is in Shutdown's
+// count, never both, and nothing ran after Shutdown returned. A Shutdown
+// that abandoned without waiting for a submit in flight would return
+// while the task is being queued: accepted, never run, never counted.
 
 // closeRace is one such scenario: submit makes the submit and reports
 // whether it was accepted; f is the task.
 type closeRace struct {
-	name   string
-	submit func(e *Executor, f func(Task)) (accepted bool)
+	name     string
+	submit   func(e *Executor, f func(Task)) (accepted bool)
+	deadline bool // Shutdown, with a deadline that passes, instead of Close
 }
 
 var closeRaces = []closeRace{
@@ -32,6 +41,10 @@ var closeRaces = []closeRace{
 		g, _ := e.NewGroup(bg)
 		g.Go(func(t Task) error { f(t); return nil })
 		return g.Wait() == nil // waits for an accepted task to end
+	}},
+	{name: "go-vs-shutdown", deadline: true, submit: func(e *Executor, f func(Task)) bool { return e.Go(f) == nil }},
+	{name: "batch-vs-shutdown", deadline: true, submit: func(e *Executor, f func(Task)) bool {
+		return e.GoBatch([]func(Task){f}) == nil
 	}},
 }
 
@@ -50,6 +63,7 @@ func (c closeRace) run() explore.Run {
 	explore.Name(&closed, "closeReturned")
 	var accepted bool
 	var closeErr error
+	notRun := 0
 	threads = append(threads,
 		func() {
 			accepted = c.submit(e, func(Task) {
@@ -60,9 +74,16 @@ func (c closeRace) run() explore.Run {
 			})
 		},
 		func() {
-			closeErr = e.Close()
+			if c.deadline {
+				notRun, closeErr = e.Shutdown(context.Background())
+			} else {
+				closeErr = e.Close()
+			}
 			closed.Store(1)
 		})
+	if c.deadline {
+		threads = append(threads, func() { e.wakeQuiet(2) })
+	}
 	return explore.Run{
 		Threads: threads,
 		Check: func() error {
@@ -73,8 +94,9 @@ func (c closeRace) run() explore.Run {
 			if accepted {
 				want = 1
 			}
-			if n := ran.Load(); n != want {
-				return fmt.Errorf("the submit was accepted=%v and its task ran %d times, want %d", accepted, n, want)
+			if n := ran.Load() + int32(notRun); n != want {
+				return fmt.Errorf("the submit was accepted=%v; its task ran %d times and Shutdown counted %d not run, want %d in all",
+					accepted, ran.Load(), notRun, want)
 			}
 			if late.Load() != 0 {
 				return errors.New("an accepted task ran after Close returned")

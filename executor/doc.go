@@ -353,7 +353,8 @@
 //	the drop-and-recheck and a handoff see local queues wakeup_test.go TestRecheckSeesLocalQueues
 //	a global task starts at exactly tick 61 (and 122)   wakeup_test.go TestFairnessExactTicks
 //	a submit racing Close: accepted runs once, before   closerace_test.go TestExploreCloseRace (schedcheck)
-//	  Close returns; refused never runs
+//	  Close returns; refused never runs; racing a
+//	  Shutdown whose deadline passes: run or counted
 //	Blocking takes a P back: a spawn after it hits      blocking_test.go TestBlockingRetakesP,
 //	  runnext, one reacquire each, never beside Procs     TestBlockingRespectsProcs
 //	  other tasks
@@ -435,7 +436,8 @@
 //	                                                    JoinSkipsWaitForThief,
 //	                                                    JoinStateReusedBeforeWait,
 //	                                                    SubmitSkipsWakeAlways, BootNoWait,
-//	                                                    SysmonNotKicked, SysmonNoUsleep
+//	                                                    SysmonNotKicked, SysmonNoUsleep,
+//	                                                    AbandonIgnoresInflight
 //
 // # Tracing
 //
