@@ -409,7 +409,8 @@
 //	Join: both sides once (1, 2, 4 Ps), a depth-16 tree, join_test.go TestJoinRunsBothOnce, TestJoinTree,
 //	  no allocation once warm, bad input, panics from     TestJoinAllocatesNothing, TestJoinBadInput,
 //	  either side, Goexit ends the task after both,       TestJoinPanics, TestJoinGoexit, TestJoinModel
-//	  a random tree against a sequential model (rapid)    (rapid)
+//	  a random tree against a sequential model (rapid)    (rapid), TestJoinGoexitStolen (b stolen,
+//	                                                      Goexit in a or b: the task ends once, after b)
 //	Join under -race: 4 roots of 2^10 leaves on 4 Ps,   join_test.go TestJoinStress
 //	  each leaf once, no Join before its b
 //	Join's b stolen from runnext or the ring, and a     join_test.go TestJoinScenarios (bubbles; the

@@ -481,3 +481,54 @@ func TestJoinScenarios(t *testing.T) {
 		t.Run(name, func(t *testing.T) { require.NoError(t, inBubble(t, s)) })
 	}
 }
+
+// TestJoinGoexitStolen: on 2 Ps with b stolen, runtime.Goexit in a (the
+// Join waits for the thief while the Goexit unwinds) or in b (on the
+// thief, which hands it to the Join, not the handler: the Join then calls
+// Goexit) ends the calling task, reported once, after b.
+func TestJoinGoexitStolen(t *testing.T) {
+	for _, inA := range []bool{true, false} {
+		t.Run(fmt.Sprint("inA=", inA), func(t *testing.T) {
+			require.NoError(t, inBubble(t, func(*testing.T) error {
+				var goexits atomic.Int64
+				e, err := executor.New(executor.Config{Procs: 2, PanicHandler: func(p *executor.PanicError) {
+					if p.Goexit {
+						goexits.Add(1)
+					}
+				}})
+				if err != nil {
+					return err
+				}
+				var bEnded, after atomic.Int64
+				var stolen atomic.Bool
+				if err := e.Go(func(tk executor.Task) {
+					_ = tk.Join(func(executor.Task) {
+						time.Sleep(time.Millisecond)
+						if inA {
+							runtime.Goexit()
+						}
+					}, func(bt executor.Task) {
+						stolen.Store(bt != tk)
+						time.Sleep(2 * time.Millisecond)
+						bEnded.Add(1)
+						if !inA {
+							runtime.Goexit()
+						}
+					})
+					after.Add(1)
+				}); err != nil {
+					return err
+				}
+				time.Sleep(10 * time.Millisecond)
+				if err := e.Close(); err != nil {
+					return err
+				}
+				if !stolen.Load() || bEnded.Load() != 1 || after.Load() != 0 || goexits.Load() != 1 {
+					return fmt.Errorf("stolen %v, b ended %d, the task went on %d, Goexits reported %d",
+						stolen.Load(), bEnded.Load(), after.Load(), goexits.Load())
+				}
+				return nil
+			}))
+		})
+	}
+}
