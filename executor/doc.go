@@ -56,8 +56,8 @@
 //	                       goroutine on a Go timer, so while a call is in
 //	                       pSyscall an M wakes it when its round is overdue (the
 //	                       Ms run timers at their scheduling points: checkTimers
-//	                       in schedule), and with no M running it sleeps in
-//	                       nanosleep (the runtime's usleep)
+//	                       in schedule), and with its one P in a call it sleeps
+//	                       in nanosleep (the runtime's usleep)
 //	boot                   no runtime counterpart (it makes Ms only in startm's
 //	                       newm): New returns once its Procs Ms have parked
 //	Task.Blocking          entersyscallblock (handoffp at once), then exitsyscall
@@ -225,8 +225,8 @@
 //     (a 20µs one lasts netpoll's 1.1ms with every Go P idle, or until an
 //     M yields with every Go P busy): while a call is in pSyscall an M
 //     that finds sysmon's round overdue wakes it (every kickEvery tasks),
-//     and with no M running sysmon sleeps on the OS's timer (usleep); the
-//     OS can still make it late on a loaded machine.
+//     and with 1 P in a call (no M can run) sysmon sleeps on the OS's
+//     timer (usleep); the OS can still make it late on a loaded machine.
 //   - New returns with its Procs Ms parked, so a submit made at once
 //     makes no M: Ms beyond Procs are made only for Ps handed off while no
 //     M idles.
@@ -393,7 +393,7 @@
 //	  once; the calls overlap the work; Stats.Calls 0     (Stats.MaxCalls at least the workload's own count)
 //	  after Close
 //	sysmon late (its Go timer made 1ms late): an M      syscall_test.go TestSyscallLateSysmonKicked,
-//	  running wakes it, and with every P in a call it     TestSyscallNoMRunsOSTimer (bubbles: 40µs,
+//	  running wakes it, and with its 1 P in a call it     TestSyscallNoMRunsOSTimer (bubbles: 40µs,
 //	  sleeps on the OS's timer: a queued task starts      1.04ms without either rule)
 //	  within 5 thresholds
 //	a submit right after New makes no M beyond Procs    boot_test.go TestBootMakesProcsMs (bubbles,

@@ -147,8 +147,8 @@ var killConfig = killmatrix.Config{
 		{Name: "join2", Deterministic: true, Run: bubbles(joinStolenRing, joinReuse(true))},
 		{Name: "kick", Deterministic: true, Run: bubbles(syscallKicked(false))},
 		{Name: "kick2", Deterministic: true, Run: bubbles(syscallKicked(true))},
-		{Name: "usleep", Deterministic: true, Run: bubbles(syscallNoMRuns(1))},
-		{Name: "usleep2", Deterministic: true, Run: bubbles(syscallNoMRuns(2))},
+		{Name: "usleep", Deterministic: true, Run: bubbles(syscallNoMRuns(false))},
+		{Name: "usleep2", Deterministic: true, Run: bubbles(syscallNoMRuns(true))},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer, RealCodeElsewhere: true},
 		{Name: "stress", Run: killByStress},
 		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)

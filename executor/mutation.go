@@ -139,7 +139,7 @@ const (
 	// period late when every Go P runs an M.
 	sysmonNotKicked
 	// SysmonNoUsleep: sysmon sleeps on its Go timer at a call's pace even
-	// while no M runs, so with every Go P idle its 20µs lasts netpoll's
+	// while the one P is in a call and no M runs, so with every Go P idle its 20µs lasts netpoll's
 	// millisecond, and a blocked call keeps its P with work waiting.
 	sysmonNoUsleep
 	// GlobalFreeNoZero: a record that a P with a full free list sends to

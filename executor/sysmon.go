@@ -30,9 +30,14 @@ import (
 // publishes when its sleep should end (sysmonDue), and an M that finds
 // that time past at its kickEvery'th task wakes it (kickSysmon): the M
 // is running, so the work it does is the clock sysmon lacks. With no M
-// running nothing can wake it, so it sleeps on the OS's timer instead
-// (usleep: at GOMAXPROCS 1, Procs 1, mixed's 400 calls of 1ms took 860ms
-// with 3 retakes on Go timers, 98 to 122ms with 372 to 385 on nanosleep).
+// running nothing can wake it. With 1 P, whose call means no M runs until
+// the retake, it sleeps on the OS's timer instead (usleep: mixed's 400
+// calls of 1ms on Procs 1 took 860ms at GOMAXPROCS 1 and 538ms at 2, with
+// 3 and 195 retakes, on Go timers; 98 to 122ms with about 380 on
+// nanosleep). With more Ps no M running is a moment between calls, and a
+// nanosleep, 130µs here for 20µs, holds a Go P that the retaken P's M
+// needs: mixed on 2 Ps made 13 Ms instead of 50 and spent 8 to 16µs of CPU
+// a task instead of 5 to 7.5 (three runs each, load 13).
 const (
 	sysmonMinDelay = 20 * time.Microsecond
 	sysmonMaxDelay = 10 * time.Millisecond
@@ -90,11 +95,11 @@ func (e *Executor) sysmon() {
 		case calls:
 			// A call's P waits for this round: an M wakes a late one.
 			delay = min(delay, pace)
-			if running || mutant == sysmonNoUsleep || !e.osSleep(delay) {
+			if running || e.procs > 1 || mutant == sysmonNoUsleep || !e.osSleep(delay) {
 				e.sysmonDue.Store(atomicx.Nanotime() + int64(delay))
 				e.sysmonDoze(delay + e.sysmonLate)
 				e.sysmonDue.Store(0)
-			} // else no M runs, to kick a late timer: the OS's timer
+			} // else no M can run (1 P, in the call): the OS's timer
 
 		case delay > pace:
 			e.sysmonDoze(delay) // a call's entry cuts it short
