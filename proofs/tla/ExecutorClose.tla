@@ -44,8 +44,13 @@ CONSTANTS
 \*   NoAbandonFlag               abandonAll never sets abandon (the spec
 \*                               only): the Ms run what they find, also
 \*                               after Shutdown has returned
+\*   AbandonIgnoresInflight      abandoned does not wait for submits in
+\*                               flight (the Go mutation; the Go code's bug
+\*                               until bbb705a): a task put after its look
+\*                               is accepted, never run, never counted
 Mutants == {"none", "SubmitChecksBeforeInflight", "LeaveSkipsCheck",
-            "RunDropped", "AbandonNoTakesCheck", "NoAbandonFlag"}
+            "RunDropped", "AbandonNoTakesCheck", "NoAbandonFlag",
+            "AbandonIgnoresInflight"}
 
 ASSUME /\ IsFiniteSet(Ms) /\ Ms # {} /\ NT \in Nat /\ NT >= 1
        /\ Deadline \in BOOLEAN /\ Mutant \in Mutants
@@ -53,6 +58,10 @@ ASSUME /\ IsFiniteSet(Ms) /\ Ms # {} /\ NT \in Nat /\ NT >= 1
 Sub == "sub"
 Closer == "close"
 Tasks == 1..NT
+\* With Deadline, task 1 spawns one task while it runs (Task.Go: without
+\* its P, to the global queue with a Wakep); it is not an outside submit.
+Kid == NT + 1
+AllTasks == 1..NT + 1
 
 VARIABLES
     glob,     \* tasks in the global queue
@@ -71,14 +80,14 @@ VARIABLES
     hand,     \* hand[m]: the task m took out of the queue, 0 for none
     took,     \* a takeP since abandoned's look read the Ps' takeP counts
               \* (p.takes): its re-read finds their sum changed
-    accDl,    \* history: the tasks accepted when the deadline passed
-    cntOK,    \* history: at Shutdown's return every task of accDl had started
-              \* or was dropped (so the count it returns is of all the others)
+    cntOK,    \* history: at Shutdown's return every accepted task had
+              \* started or was dropped (so the count it returns is of all
+              \* the others)
     late      \* history: a task started after Shutdown returned
 
 vars == <<glob, acc, ran, closing, inflight, quiet, midle, pc, next, back,
-          abandon, dropped, hasP, hand, took, accDl, cntOK, late>>
-svars == <<abandon, dropped, hasP, hand, took, accDl, cntOK, late>>
+          abandon, dropped, hasP, hand, took, cntOK, late>>
+svars == <<abandon, dropped, hasP, hand, took, cntOK, late>>
 
 Agents == Ms \cup {Sub, Closer}
 
@@ -89,7 +98,7 @@ Init ==
     /\ next = 1
     /\ back = [a \in Agents |-> "s0"]
     /\ abandon = 0 /\ dropped = {} /\ hasP = [m \in Ms |-> FALSE]
-    /\ hand = [m \in Ms |-> 0] /\ took = FALSE /\ accDl = {} /\ cntOK = TRUE
+    /\ hand = [m \in Ms |-> 0] /\ took = FALSE /\ cntOK = TRUE
     /\ late = FALSE
 
 Goto(a, l) == pc' = [pc EXCEPT ![a] = l]
@@ -174,7 +183,7 @@ S3 ==
          ELSE Goto(Sub, "leave") /\ UNCHANGED <<midle, hasP, took>>
     /\ back' = [back EXCEPT ![Sub] = "s0"]
     /\ UNCHANGED <<glob, acc, ran, closing, inflight, quiet, next>>
-    /\ UNCHANGED <<abandon, dropped, hand, accDl, cntOK, late>>
+    /\ UNCHANGED <<abandon, dropped, hand, cntOK, late>>
 
 \* leave: the last submit out while closing checks for quiescence.
 Leave ==
@@ -210,7 +219,7 @@ CSleep ==
 \* closing and before Shutdown returns; not fair, so it may never come.
 DeadlinePasses ==
     /\ Deadline /\ pc[Closer] \notin {"s0", "cdone"} /\ quiet = 0
-    /\ quiet' = 2 /\ accDl' = acc
+    /\ quiet' = 2
     /\ UNCHANGED <<glob, acc, ran, closing, inflight, midle, pc, next, back>>
     /\ UNCHANGED <<abandon, dropped, hasP, hand, took, cntOK, late>>
 
@@ -220,13 +229,22 @@ AB0 ==
     /\ abandon' = IF Mutant = "NoAbandonFlag" THEN abandon ELSE 1
     /\ Goto(Closer, "ab1")
     /\ UNCHANGED <<glob, acc, ran, closing, inflight, quiet, midle, next, back>>
-    /\ UNCHANGED <<dropped, hasP, hand, took, accDl, cntOK, late>>
-\* abandoned: the sum of the takeP counts,
-AB1 ==
+    /\ UNCHANGED <<dropped, hasP, hand, took, cntOK, late>>
+\* abandoned: first e.inflight, until no submit is in flight (one that
+\* passed its closing check may still put its task: that look would miss
+\* it); a submit that counts itself in later sees closing and is refused,
+AB0I ==
     /\ pc[Closer] = "ab1"
+    /\ inflight = 0 \/ Mutant = "AbandonIgnoresInflight"
+    /\ Goto(Closer, "ab1t")
+    /\ UNCHANGED <<glob, acc, ran, closing, inflight, quiet, midle, next, back>>
+    /\ UNCHANGED svars
+\* then the sum of the takeP counts,
+AB1 ==
+    /\ pc[Closer] = "ab1t"
     /\ took' = FALSE /\ Goto(Closer, "ab2")
     /\ UNCHANGED <<glob, acc, ran, closing, inflight, quiet, midle, next, back>>
-    /\ UNCHANGED <<abandon, dropped, hasP, hand, accDl, cntOK, late>>
+    /\ UNCHANGED <<abandon, dropped, hasP, hand, cntOK, late>>
 \* then every P's status word: a P in pTask is retaken (its task runs on
 \* without it); one in pSched (an M in findRunnable, or with a task in
 \* hand) means not yet,
@@ -235,7 +253,7 @@ AB2 ==
     /\ hasP' = [m \in Ms |-> IF pc[m] = "run" THEN FALSE ELSE hasP[m]]
     /\ Goto(Closer, IF \A m \in Ms : pc[m] \notin {"find", "exec"} THEN "ab3" ELSE "ab1")
     /\ UNCHANGED <<glob, acc, ran, closing, inflight, quiet, midle, next, back>>
-    /\ UNCHANGED <<abandon, dropped, hand, took, accDl, cntOK, late>>
+    /\ UNCHANGED <<abandon, dropped, hand, took, cntOK, late>>
 \* then Config.Work,
 AB3 ==
     /\ pc[Closer] = "ab3"
@@ -248,12 +266,12 @@ AB4 ==
     /\ pc[Closer] = "ab4"
     /\ IF ~took \/ Mutant = "AbandonNoTakesCheck"
          THEN /\ Goto(Closer, "cdone")
-              /\ cntOK' = (accDl \subseteq ran \cup dropped)
+              /\ cntOK' = (acc \subseteq ran \cup dropped)
          ELSE Goto(Closer, "ab1") /\ UNCHANGED cntOK
     /\ UNCHANGED <<glob, acc, ran, closing, inflight, quiet, midle, next, back>>
-    /\ UNCHANGED <<abandon, dropped, hasP, hand, took, accDl, late>>
+    /\ UNCHANGED <<abandon, dropped, hasP, hand, took, late>>
 
-CloseStep == C0 \/ CSleep \/ CheckQuiet(Closer) \/ AB0 \/ AB1 \/ AB2 \/ AB3 \/ AB4
+CloseStep == C0 \/ CSleep \/ CheckQuiet(Closer) \/ AB0 \/ AB0I \/ AB1 \/ AB2 \/ AB3 \/ AB4
 
 (***************************************************************************)
 (* An M: take a task from the global queue into its hands, or park (mput   *)
@@ -275,7 +293,7 @@ Find(m) ==
               /\ Goto(m, IF midle' = Ms THEN "cd1" ELSE "parked")
               /\ UNCHANGED <<glob, hand>>
     /\ UNCHANGED <<acc, ran, closing, inflight, quiet, next, back>>
-    /\ UNCHANGED <<abandon, dropped, took, accDl, cntOK, late>>
+    /\ UNCHANGED <<abandon, dropped, took, cntOK, late>>
 
 \* execute: past the deadline the task is dropped (RunDropped: and run
 \* too); else it starts, holding the P in pTask.
@@ -290,7 +308,7 @@ Exec(m) ==
           /\ Goto(m, IF run THEN "run" ELSE "find")
           /\ hand' = IF run THEN hand ELSE [hand EXCEPT ![m] = 0]
     /\ UNCHANGED <<glob, acc, closing, inflight, quiet, midle, next, back>>
-    /\ UNCHANGED <<abandon, hasP, took, accDl, cntOK>>
+    /\ UNCHANGED <<abandon, hasP, took, cntOK>>
 
 \* The task returns: on with its P, or, retaken, exitP's pidleget (takeP).
 End(m) ==
@@ -300,7 +318,7 @@ End(m) ==
     /\ took' = (took \/ ~hasP[m])
     /\ Goto(m, "find")
     /\ UNCHANGED <<glob, acc, ran, closing, inflight, quiet, midle, next, back>>
-    /\ UNCHANGED <<abandon, dropped, accDl, cntOK, late>>
+    /\ UNCHANGED <<abandon, dropped, cntOK, late>>
 
 \* checkDead, under the lock, called by mput with idle = nm (every M
 \* parked): the loads of closing and inflight, then Config.Work.
@@ -315,7 +333,23 @@ CD2(m) ==
     /\ Goto(m, "parked")
     /\ UNCHANGED <<glob, acc, ran, closing, inflight, midle, next, back>>
     /\ UNCHANGED svars
-MStep(m) == Find(m) \/ Exec(m) \/ End(m) \/ CD1(m) \/ CD2(m)
+\* With Deadline, task 1 spawns Kid once while it runs, with its P or
+\* retaken: to the global queue (a spawn with the P goes to its runnext in
+\* Go; here every queue is the global one), then Wakep as S3's. A spawn
+\* after Shutdown has returned is what abandon is for: the Ms drop it.
+Spawn(m) ==
+    /\ Deadline /\ pc[m] = "run" /\ hand[m] = 1 /\ Unlocked
+    /\ Kid \notin glob \cup ran \cup dropped \cup {hand[x] : x \in Ms}
+    /\ glob' = glob \cup {Kid}
+    /\ IF midle # {}
+         THEN LET x == CHOOSE y \in midle : TRUE
+              IN /\ midle' = midle \ {x}
+                 /\ Goto(x, "find")
+                 /\ hasP' = [hasP EXCEPT ![x] = TRUE] /\ took' = TRUE
+         ELSE UNCHANGED <<midle, pc, hasP, took>>
+    /\ UNCHANGED <<acc, ran, closing, inflight, quiet, next, back>>
+    /\ UNCHANGED <<abandon, dropped, hand, cntOK, late>>
+MStep(m) == Find(m) \/ Exec(m) \/ End(m) \/ CD1(m) \/ CD2(m) \/ Spawn(m)
 
 Next == SubStep \/ CloseStep \/ DeadlinePasses \/ \E m \in Ms : MStep(m)
 
@@ -324,12 +358,12 @@ Spec == Init /\ [][Next]_vars /\ WF_vars(SubStep) /\ WF_vars(CloseStep)
 
 ---------------------------------------------------------------------------
 TypeOK ==
-    /\ glob \subseteq Tasks /\ acc \subseteq Tasks /\ ran \subseteq Tasks
+    /\ glob \subseteq AllTasks /\ acc \subseteq Tasks /\ ran \subseteq AllTasks
     /\ closing \in {0, 1} /\ inflight \in 0..1 /\ quiet \in {0, 1, 2}
     /\ midle \subseteq Ms /\ next \in 1..NT + 1
-    /\ abandon \in {0, 1} /\ dropped \subseteq Tasks
-    /\ hasP \in [Ms -> BOOLEAN] /\ hand \in [Ms -> 0..NT]
-    /\ took \in BOOLEAN /\ accDl \subseteq Tasks
+    /\ abandon \in {0, 1} /\ dropped \subseteq AllTasks
+    /\ hasP \in [Ms -> BOOLEAN] /\ hand \in [Ms -> 0..NT + 1]
+    /\ took \in BOOLEAN
     /\ cntOK \in BOOLEAN /\ late \in BOOLEAN
 
 \* Close returns only when every accepted task has run (and so it never
@@ -341,11 +375,9 @@ CloseOnlyWhenAllRan == pc[Closer] = "cdone" /\ quiet = 1 => acc \subseteq ran
 RunOrDropped == ran \cap dropped = {}
 
 \* Shutdown's count is exact, as its documentation promises: when it
-\* returns past its deadline, every task accepted before the deadline has
-\* started or been dropped (and counted: its count is e.dropped then), so
-\* started + notRun = accepted before it. (Not every task accepted before
-\* the return: a submit in flight at the deadline can put its task after
-\* abandoned's look at the queues and before its return; see README.)
+\* returns past its deadline, every task accepted has started or been
+\* dropped (and counted: its count is e.dropped then), so started + notRun
+\* = accepted, and no task is accepted after it returns.
 ShutdownCountExact == pc[Closer] = "cdone" /\ quiet = 2 => cntOK
 
 \* Nothing starts after Shutdown has returned: the Ms drop what they find.
