@@ -246,6 +246,7 @@ func TestDPORMatchesDFSOnComponents(t *testing.T) {
 	}
 	slices.Sort(names)
 	compared, notEnumerable, dporOnly := 0, []string{}, []string{}
+	failing := make(map[string]bool)
 	for _, n := range names {
 		d := got["dpor"][n]
 		u, uok := got["unbounded"][n]
@@ -256,6 +257,16 @@ func TestDPORMatchesDFSOnComponents(t *testing.T) {
 			rec explore.Record
 			ok  bool
 		}{{u, uok}, {r, rok}} {
+			if ref.ok && ref.rec.Failure != "" {
+				// A scenario that must fail (a seeded fault's catcher):
+				// each search stops at its first failure; DPOR's must read
+				// the same.
+				failing[n] = true
+				if d.Failure != ref.rec.Failure {
+					t.Errorf("%s: %s failed with %q, DPOR with %q", n, ref.rec.Search, ref.rec.Failure, d.Failure)
+				}
+				continue
+			}
 			if !ref.ok || !ref.rec.Complete {
 				continue
 			}
@@ -272,6 +283,7 @@ func TestDPORMatchesDFSOnComponents(t *testing.T) {
 			}
 		}
 		switch {
+		case failing[n]:
 		case enumerable:
 			compared++
 		case d.Complete:
@@ -281,8 +293,9 @@ func TestDPORMatchesDFSOnComponents(t *testing.T) {
 			notEnumerable = append(notEnumerable, n)
 		}
 	}
-	t.Logf("explore components: %d scenarios, %d compared (DPOR's end states equal unbounded DFS's: %v), %d not enumerable by DFS, %d of those complete under DPOR: %s",
-		len(names), compared, !t.Failed(), len(notEnumerable), len(dporOnly), strings.Join(dporOnly, ", "))
+	t.Logf("explore components: %d scenarios, %d compared (DPOR's end states equal unbounded DFS's: %v), %d that must fail (the same failure: %v), %d not enumerable by DFS, %d of those complete under DPOR: %s",
+		len(names), compared, !t.Failed(), len(failing), !t.Failed(), len(notEnumerable), len(dporOnly), strings.Join(dporOnly, ", "))
+	t.Logf("not enumerable by DFS: %s", strings.Join(notEnumerable, ", "))
 	if compared == 0 {
 		t.Error("no scenario was compared: every DFS search was cut short (or the -run patterns match no scenario)")
 	}
