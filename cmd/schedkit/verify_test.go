@@ -296,7 +296,7 @@ func TestVerifyRunAndJSON(t *testing.T) {
 	assert.Equal(t, "unit", r.Check)
 	assert.Equal(t, "pass", r.Result)
 	assert.Regexp(t, `^\d+ tests?$`, r.Explored)
-	assert.Contains(t, errb.String(), "verify: pass 1 of 3: go test -json -count=1 -timeout 90m -short ./internal/mutation\n")
+	assert.Contains(t, errb.String(), "verify: pass 1 of 3: go test -json -count=1 -timeout "+verifyTimeout+" -short ./internal/mutation\n")
 	assert.Contains(t, errb.String(), "[1/1] internal/mutation")
 	assert.Contains(t, errb.String(), "verify: all 1 checks passed")
 	assert.NotContains(t, errb.String(), "go vet", "-run left vet out")
