@@ -162,7 +162,10 @@ func countersOneGo(t *testing.T) error {
 // another M parked with its own P; the handoff, or a task submitted then,
 // wakes that M with the blocked task's P, not the one it gave back: its
 // unpark counts on the P it is given. The counters are checked at each
-// step, since a later unpark the other way round would even the counts.
+// step, since a later unpark the other way round would even the counts:
+// on 2 Ps the submit's wakeup and a second one before the next check can
+// be such a pair (seen under UnparkOnOldP: P 1 then P 0 for one M), so the
+// kill matrix runs it on 3 Ps.
 func countersUnparkElsewhere(procs int, batch bool) scenario {
 	return func(t *testing.T) error {
 		e, l, err := countedExec(executor.Config{Procs: procs})

@@ -106,7 +106,7 @@ var killConfig = killmatrix.Config{
 		{Name: "freelists", Deterministic: true, Run: bubbles(freeListsClean(1), freeListsClean(2))},
 		{Name: "retaken", Deterministic: true, Run: bubbles(spawnAfterRetake(false))},
 		{Name: "retaken2", Deterministic: true, Run: bubbles(spawnAfterRetake(true))},
-		{Name: "counters", Deterministic: true, Run: bubbles(countersOneGo, countersUnparkElsewhere(2, false), countersRetake(1))},
+		{Name: "counters", Deterministic: true, Run: bubbles(countersOneGo, countersUnparkElsewhere(3, false), countersRetake(1))},
 		{Name: "counters2", Deterministic: true, Run: bubbles(countersLocalSpawn, countersUnparkElsewhere(3, true), countersRetake(2))},
 		{Name: "groupdone", Deterministic: true, Run: bubbles(doneInline, doneFromLocal(false), doneFromLocal(true), doneStolen)},
 		{Name: "groupdone2", Deterministic: true, Run: bubbles(doneGlobal, doneRetaken, doneAfterBlocking)},
