@@ -612,8 +612,8 @@ func (c Checker) run(ctx context.Context, m Model) (r Result, s Stats, ok bool) 
 	return r, s, true
 }
 
-// CheckAll checks (Check) every model in dir of the checker's mode (Select)
-// in name order.
+// CheckAll checks (Check) every model in dir of the checker's mode (Select),
+// started in launchOrder, and returns the results in name order.
 func (c Checker) CheckAll(ctx context.Context, dir string) ([]Result, error) {
 	all, err := Models(dir)
 	if err != nil {
@@ -628,7 +628,8 @@ func (c Checker) CheckAll(ctx context.Context, dir string) ([]Result, error) {
 	var mu sync.Mutex // Progress is called from one goroutine at a time
 	sem := make(chan struct{}, jobs)
 	var wg sync.WaitGroup
-	for i, m := range ms {
+	for _, i := range launchOrder(ms, jobs) {
+		m := ms[i]
 		if ctx.Err() != nil {
 			break
 		}
@@ -660,6 +661,26 @@ func (c Checker) CheckAll(ctx context.Context, dir string) ([]Result, error) {
 		}
 	}
 	return rs, errors.Join(bad...)
+}
+
+// launchOrder is the order CheckAll starts ms in (indexes into ms). With
+// several jobs the models that must pass go first: each searches its whole
+// state space, where a mutant stops at its violation, so they are the long
+// runs, and a long run started last leaves the other jobs idle at the end.
+// With one job, name order.
+func launchOrder(ms []Model, jobs int) []int {
+	order := make([]int, 0, len(ms))
+	for pass := range 2 {
+		for i, m := range ms {
+			if jobs == 1 || m.ExpectReject() == (pass == 1) {
+				order = append(order, i)
+			}
+		}
+		if jobs == 1 {
+			break
+		}
+	}
+	return order
 }
 
 // CheckAll finds the jar and java, then checks every default-mode model in

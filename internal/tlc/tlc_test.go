@@ -3,6 +3,7 @@ package tlc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -496,4 +497,16 @@ func TestWatchProgress(t *testing.T) {
 	require.NoError(t, err)
 	r := c.Run(context.Background(), ms[0])
 	assert.True(t, r.OK, r.Reason)
+}
+
+// TestLaunchOrder: with several jobs the models that must pass start
+// first (the long runs), each group in name order; with one, name order.
+func TestLaunchOrder(t *testing.T) {
+	ms := []Model{{Name: "A"}, {Name: "A_mutant_X", Mutant: "X"}, {Name: "B"}, {Name: "B_mutant_Y", Mutant: "Y"}}
+	if got, want := fmt.Sprint(launchOrder(ms, 2)), "[0 2 1 3]"; got != want {
+		t.Errorf("launchOrder(jobs 2) = %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprint(launchOrder(ms, 1)), "[0 1 2 3]"; got != want {
+		t.Errorf("launchOrder(jobs 1) = %s, want %s", got, want)
+	}
 }
