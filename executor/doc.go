@@ -272,10 +272,10 @@
 //   - Task.Join runs a and b exactly once each and returns after both;
 //     b runs inline or on one thief, never both (its claim word), and
 //     the join state is reused only after the thief's last touch.
-//   - An outside submit that finds an earlier task still queued after
-//     publishing its own skips Wakep: the earlier task's wakeup (or the
-//     P holder that queued it) makes some M look at the global queue
-//     after ours is in it.
+//   - Every outside submit calls Wakep after publishing, even with other
+//     tasks queued: a queued task does not tell a submitter whether its
+//     own wakeup is still to come (two submitters that each saw the
+//     other's task both skipped: explorer submit-vs-submit).
 //   - Stats reads per-P atomic counters, written by their P's holder: no
 //     lock on any path an M takes.
 //
@@ -343,6 +343,8 @@
 //	a group costs one allocation                        groupctx_test.go TestGroupAllocs
 //	61 ticks beside a local burst and a local tree      scenarios_test.go TestFairnessBurst, TestFairnessTree
 //	no lost wakeup for a submit made by a task          scenarios_test.go TestSubmitFromTaskWhileSpinnerWaits
+//	no lost wakeup for two outside submits at once,     explore_test.go submit-vs-submit (schedcheck)
+//	  each seeing the other's task queued (1 P)
 //	a Task whose P was retaken spawns globally          scenarios_test.go TestSpawnAfterRetakeGoesGlobal
 //	no lost wakeup, nothing else to rescue the work:    wakeup_test.go TestWakeupNoneLost (synctest),
 //	  with every other M parked an idle P starts on       TestWakeupNoneLostReal (real clock)

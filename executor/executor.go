@@ -335,14 +335,12 @@ func (e *Executor) submit(ctx context.Context, t *task, ts []*task) error {
 	switch {
 	case mutant == submitWakesOnlyIdle:
 		e.wakeIfIdle()
-	case mutant == submitSkipsWakeAlways || e.global.Len() > max(len(ts), 1):
-		// A task queued before ours is still there: the Wakep of the
-		// submit that queued it (or the holder of a P that put it) comes
-		// after it, so some M will look at the global queue after ours is
-		// in it, as a batch's other tasks are covered by one wakeup
-		// (injectglist). A backlog then costs one load per submit, not
-		// Wakep's lock and needspinning store.
+	case mutant == submitSkipsWakeAlways:
 	default:
+		// Every submit wakes, backlog or not: skipping while another task
+		// is queued lost wakeups, as two submitters each saw the other's
+		// task and both skipped (explorer submit-vs-submit). Wakep's fast
+		// path is one load while an M spins.
 		e.sched.Wakep()
 	}
 	e.leave()

@@ -30,6 +30,9 @@ type exploreCase struct {
 	slice  time.Duration
 	tasks  int
 	submit func(e *Executor, ran []atomicx.Int32)
+	// other, if set, is a second outside thread submitting beside submit;
+	// Close waits for it.
+	other func(e *Executor, ran []atomicx.Int32)
 	// want is how many times each ran cell must count (1 if nil).
 	want []int32
 }
@@ -62,8 +65,19 @@ func (c exploreCase) run() explore.Run {
 		explore.Name(&ran[i], fmt.Sprintf("ran[%d]", i))
 	}
 	var closeErr error
+	var otherDone atomicx.Note
+	explore.Name(&otherDone, "otherDone")
+	if c.other != nil {
+		threads = append(threads, func() {
+			c.other(e, ran)
+			otherDone.Wakeup()
+		})
+	}
 	threads = append(threads, func() {
 		c.submit(e, ran)
+		if c.other != nil {
+			otherDone.Sleep()
+		}
 		closeErr = e.Close()
 	})
 	return explore.Run{
@@ -104,6 +118,15 @@ var exploreCases = []exploreCase{
 			_ = e.Go(count(ran, 0))
 			_ = e.Go(count(ran, 1))
 		},
+	},
+	{
+		// Two outside submitters at once on the only P, every M parked:
+		// each sees the other's task queued beside its own, so a submit
+		// that skipped its wakeup for a task queued "before" it (64f6661)
+		// left both tasks queued and every M parked.
+		name: "submit-vs-submit", procs: 1, tasks: 2,
+		submit: func(e *Executor, ran []atomicx.Int32) { _ = e.Go(count(ran, 0)) },
+		other:  func(e *Executor, ran []atomicx.Int32) { _ = e.Go(count(ran, 1)) },
 	},
 	{
 		// A local spawn into runnext with a second P whose M may steal it.

@@ -163,10 +163,10 @@ const (
 	// meanwhile (in the wait's help) reuses it, and the thief's finish
 	// ends the wrong Join, or a reset hides it from the right one.
 	joinStateReusedBeforeWait
-	// SubmitSkipsWakeAlways: an outside submit never wakes an M (its
-	// backlog rule, which skips Wakep while an earlier task is still
-	// queued, applied to every submit): with every M parked the task
-	// waits for ever.
+	// SubmitSkipsWakeAlways: an outside submit never wakes an M (as a
+	// submit skipped Wakep while another task was queued, 64f6661,
+	// removed: two submitters each saw the other's task): with every M
+	// parked the task waits for ever.
 	submitSkipsWakeAlways
 	// TokenCountedAsTask: a runnext hit that is not a task inheriting the
 	// slice (a resume token that wakes a Wait) is not taken off Stats'
