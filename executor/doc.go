@@ -343,8 +343,8 @@
 //	a group costs one allocation                        groupctx_test.go TestGroupAllocs
 //	61 ticks beside a local burst and a local tree      scenarios_test.go TestFairnessBurst, TestFairnessTree
 //	no lost wakeup for a submit made by a task          scenarios_test.go TestSubmitFromTaskWhileSpinnerWaits
-//	no lost wakeup for two outside submits at once,     explore_test.go submit-vs-submit (schedcheck)
-//	  each seeing the other's task queued (1 P)
+//	no lost wakeup for two outside submits at once,     explore_test.go submit-vs-submit,
+//	  each seeing the other's task queued (1 P)           TestExploreSubmitPairs (schedcheck)
 //	a Task whose P was retaken spawns globally          scenarios_test.go TestSpawnAfterRetakeGoesGlobal
 //	no lost wakeup, nothing else to rescue the work:    wakeup_test.go TestWakeupNoneLost (synctest),
 //	  with every other M parked an idle P starts on       TestWakeupNoneLostReal (real clock)
@@ -440,7 +440,8 @@
 //	                                                    JoinStateReusedBeforeWait,
 //	                                                    SubmitSkipsWakeAlways, BootNoWait,
 //	                                                    SysmonNotKicked, SysmonNoUsleep,
-//	                                                    AbandonIgnoresInflight
+//	                                                    AbandonIgnoresInflight,
+//	                                                    SubmitSkipsWakeOnBacklog
 //
 // # Tracing
 //
@@ -454,9 +455,10 @@
 // The explorer (explore, -tags schedcheck) runs the real M loop:
 // every goroutine of the executor is started through one function, which
 // explore_test.go replaces to run the Ms and sysmon as the explorer's
-// threads, beside a thread that submits and closes; every shared access of
-// the executor's own state goes through atomicx. Its scenarios
-// (a submit against parking, a local spawn against a thief, a blocked task
+// threads, beside a thread that submits and closes (and a second
+// submitting thread where asked); every shared access of the executor's
+// own state goes through atomicx. Its scenarios (a submit against
+// parking, two submits at once, a local spawn against a thief, a blocked task
 // that only sysmon's retake unblocks, a group Wait on 1 and 2 Ps, a Wait
 // with other tasks queued ahead of its children, a Wait's inline run
 // against a thief, a lazy context against the group's error, a call in

@@ -336,6 +336,7 @@ func (e *Executor) submit(ctx context.Context, t *task, ts []*task) error {
 	case mutant == submitWakesOnlyIdle:
 		e.wakeIfIdle()
 	case mutant == submitSkipsWakeAlways:
+	case mutant == submitSkipsWakeOnBacklog && e.global.Len() > max(len(ts), 1):
 	default:
 		// Every submit wakes, backlog or not: skipping while another task
 		// is queued lost wakeups, as two submitters each saw the other's

@@ -289,6 +289,33 @@ var exploreCases = []exploreCase{
 	},
 }
 
+// submitPairs are more pairs of outside submitters on the only P, with
+// every M parked, for a second check of the wakeup every submit owes
+// (kill matrix: submitpair): a batch beside a Go, each seeing the other's
+// tasks queued beside its own. (An outside group's Go beside a Go took
+// 1.8 s more and goes through the same submit.)
+var submitPairs = []exploreCase{
+	{
+		name: "batch-vs-submit", procs: 1, tasks: 3,
+		submit: func(e *Executor, ran []atomicx.Int32) { _ = e.GoBatch([]func(Task){count(ran, 0), count(ran, 1)}) },
+		other:  func(e *Executor, ran []atomicx.Int32) { _ = e.Go(count(ran, 2)) },
+	},
+}
+
+func TestExploreSubmitPairs(t *testing.T) {
+	for _, c := range submitPairs {
+		t.Run(c.name, func(t *testing.T) {
+			explore.Check(t, exploreOptions(c), c.run)
+		})
+	}
+}
+
+// ExploreSubmitPairs runs submitPairs at bound 1 for the kill matrix;
+// applicable is false without -tags schedcheck.
+func ExploreSubmitPairs() (applicable bool, err error) {
+	return exploreCasesBound1(submitPairs)
+}
+
 func groupWait(e *Executor, ran []atomicx.Int32) {
 	_ = e.Go(func(t Task) {
 		g, _ := t.NewGroup(bg)
@@ -316,8 +343,12 @@ func TestExploreExecutor(t *testing.T) {
 
 // exploreAll runs every scenario at bound 1, for the kill matrix; nil
 // without -tags schedcheck is reported by the caller as not applicable.
-func exploreAll() (bool, error) {
-	for _, c := range exploreCases {
+func exploreAll() (bool, error) { return exploreCasesBound1(exploreCases) }
+
+// exploreCasesBound1 runs each of cs at bound 1 and returns the first
+// failure; applicable is false without -tags schedcheck.
+func exploreCasesBound1(cs []exploreCase) (bool, error) {
+	for _, c := range cs {
 		opts := exploreOptions(c)
 		opts.LongBound = 0
 		r, err := explore.Explore(opts, c.run)

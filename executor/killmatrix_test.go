@@ -74,6 +74,7 @@ var killConfig = killmatrix.Config{
 		"JoinSkipsWaitForThief":      {"join", "join2"},
 		"JoinStateReusedBeforeWait":  {"join", "join2"},
 		"SubmitSkipsWakeAlways":      {"wake-submit", "lostwake"},
+		"SubmitSkipsWakeOnBacklog":   {"explorer", "submitpair"},
 		"BootNoWait":                 {"boot", "boot2"},
 		"TokenCountedAsTask":         {"taskcount", "taskcount2"},
 		"SysmonNotKicked":            {"kick", "kick2"},
@@ -150,6 +151,7 @@ var killConfig = killmatrix.Config{
 		{Name: "usleep", Deterministic: true, Run: bubbles(syscallNoMRuns(false))},
 		{Name: "usleep2", Deterministic: true, Run: bubbles(syscallNoMRuns(true))},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer, RealCodeElsewhere: true},
+		{Name: "submitpair", Deterministic: true, Run: killBySubmitPairs},
 		{Name: "stress", Run: killByStress},
 		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)
 	},
@@ -193,6 +195,15 @@ func closeRace(names ...string) func(*testing.T) error {
 
 func killByExplorer(*testing.T) error {
 	applicable, err := executor.ExploreAll()
+	if !applicable {
+		return killmatrix.ErrNotApplicable
+	}
+	return err
+}
+
+// killBySubmitPairs runs the explorer's submitPairs (explore_test.go).
+func killBySubmitPairs(*testing.T) error {
+	applicable, err := executor.ExploreSubmitPairs()
 	if !applicable {
 		return killmatrix.ErrNotApplicable
 	}

@@ -178,6 +178,11 @@ const (
 	// before closing puts its task after the look, and Shutdown returns a
 	// count without it; the task is accepted, never run, never counted.
 	abandonIgnoresInflight
+	// SubmitSkipsWakeOnBacklog: 64f6661's removed rule: an outside submit
+	// that sees another task queued beside its own after its put skips
+	// Wakep. Two submitters that each see the other's task both skip,
+	// and with every M parked both tasks wait for ever.
+	submitSkipsWakeOnBacklog
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -232,6 +237,8 @@ var mutationNames = [...]string{
 
 	tokenCountedAsTask:     "TokenCountedAsTask",
 	abandonIgnoresInflight: "AbandonIgnoresInflight",
+
+	submitSkipsWakeOnBacklog: "SubmitSkipsWakeOnBacklog",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or
