@@ -68,7 +68,7 @@ func (l *gfreeList) get() *task {
 	l.mu.Lock()
 	t := l.head
 	if t != nil {
-		l.head = t.next
+		l.head = t.link
 		l.size--
 		l.low = min(l.low, l.size)
 		l.taken++
@@ -76,7 +76,7 @@ func (l *gfreeList) get() *task {
 	}
 	l.mu.Unlock()
 	if t != nil {
-		t.next = nil
+		t.link = nil
 	}
 	return t
 }
@@ -89,12 +89,12 @@ func (l *gfreeList) getN(ts []*task) int {
 	}
 	l.mu.Lock()
 	k := 0
-	for t := l.head; t != nil && k < len(ts); t = t.next {
+	for t := l.head; t != nil && k < len(ts); t = t.link {
 		ts[k] = t
 		k++
 	}
 	if k > 0 {
-		l.head = ts[k-1].next
+		l.head = ts[k-1].link
 		l.size -= k
 		l.low = min(l.low, l.size)
 		l.taken += uint64(k)
@@ -102,7 +102,7 @@ func (l *gfreeList) getN(ts []*task) int {
 	}
 	l.mu.Unlock()
 	for _, t := range ts[:k] {
-		t.next = nil
+		t.link = nil
 	}
 	return k
 }
@@ -117,13 +117,13 @@ func (l *gfreeList) take(max int) (*task, int) {
 	h := l.head
 	k := 0
 	var last *task
-	for t := h; t != nil && k < max; t = t.next {
+	for t := h; t != nil && k < max; t = t.link {
 		last = t
 		k++
 	}
 	if last != nil {
-		l.head = last.next
-		last.next = nil
+		l.head = last.link
+		last.link = nil
 		l.size -= k
 		l.low = min(l.low, l.size)
 		l.taken += uint64(k)
@@ -138,7 +138,7 @@ func (l *gfreeList) take(max int) (*task, int) {
 func (l *gfreeList) putChain(head, tail *task, k int) {
 	l.mu.Lock()
 	if l.size+k <= maxGlobalFree {
-		tail.next = l.head
+		tail.link = l.head
 		l.head = head
 		l.size += k
 		l.added += uint64(k)
@@ -177,11 +177,11 @@ func (l *gfreeList) trim() {
 	keep := n - drop
 	tail := h
 	for range keep - 1 {
-		tail = tail.next
+		tail = tail.link
 	}
-	tail.next = nil // the rest goes to the garbage collector
+	tail.link = nil // the rest goes to the garbage collector
 	l.mu.Lock()
-	tail.next = l.head
+	tail.link = l.head
 	l.head = h
 	l.size += keep
 	l.low = l.size
@@ -222,8 +222,8 @@ func (e *Executor) gfget(p *proc) *task {
 		}
 		t, p.ngfree = h, k
 	}
-	p.gfree = t.next
-	t.next = nil
+	p.gfree = t.link
+	t.link = nil
 	p.ngfree--
 	return t
 }
@@ -241,7 +241,7 @@ func (e *Executor) gfput(p *proc, t *task) {
 		return
 	}
 	*t = task{}
-	t.next = p.gfree
+	t.link = p.gfree
 	p.gfree = t
 	p.ngfree++
 }
@@ -253,13 +253,13 @@ func (e *Executor) gfspill(p *proc, t *task) {
 	if mutant != globalFreeNoZero {
 		*t = task{}
 	}
-	t.next = p.gfree
+	t.link = p.gfree
 	tail := t
 	for range gfBatch - 1 {
-		tail = tail.next
+		tail = tail.link
 	}
 	if mutant != spillKeepsLocal {
-		p.gfree = tail.next
+		p.gfree = tail.link
 		p.ngfree -= gfBatch - 1
 	}
 	e.gfree.putChain(t, tail, gfBatch)
@@ -274,7 +274,7 @@ func (l *gfreeList) putAll(ts []*task) {
 	for i, t := range ts {
 		*t = task{}
 		if i > 0 {
-			ts[i-1].next = t
+			ts[i-1].link = t
 		}
 	}
 	l.putChain(ts[0], ts[len(ts)-1], len(ts))
@@ -302,7 +302,7 @@ func (e *Executor) checkFreeLists() error {
 	seen := make(map[*task]string)
 	walk := func(name string, h *task, n int) error {
 		k := 0
-		for t := h; t != nil; t = t.next {
+		for t := h; t != nil; t = t.link {
 			if k == n {
 				return fmt.Errorf("executor: %s's free list is longer than its count %d", name, n)
 			}
@@ -311,7 +311,7 @@ func (e *Executor) checkFreeLists() error {
 				return fmt.Errorf("executor: a record is on %s's free list and on %s's", name, where)
 			}
 			seen[t] = name
-			if t.fn != nil || t.gfn != nil || t.g != nil || t.w != nil || t.at != 0 || t.gnext != nil ||
+			if t.fn != nil || t.gfn != nil || t.g != nil || t.w != nil || t.at != 0 ||
 				t.shared || t.bound || t.claim.Load() != 0 || t.refs.Load() != 0 {
 				return fmt.Errorf("executor: record %d of %s's free list is not zeroed: %+v", k, name, t)
 			}

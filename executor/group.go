@@ -183,7 +183,7 @@ func (g *Group) addKid(t *task) {
 	t.refs.Store(2) // the queue's and the kids list's
 	for {
 		h := g.kids.Load()
-		t.gnext = h
+		t.link = h
 		if g.kids.CompareAndSwap(h, t) {
 			return
 		}
@@ -498,8 +498,8 @@ func (e *Executor) helpOwn(w *worker, g *Group, mine **task) bool {
 		*mine = g.kids.Swap(nil)
 	}
 	for t := *mine; t != nil; t = *mine {
-		*mine = t.gnext
-		t.gnext = nil
+		*mine = t.link
+		t.link = nil
 		if !t.claim.CompareAndSwap(0, 1) {
 			e.release(p, t) // run (or running) elsewhere
 			continue
@@ -545,8 +545,8 @@ func (e *Executor) dropKids(w *worker, g *Group, mine *task) {
 	}
 	for _, l := range [2]*task{mine, rest} {
 		for t := l; t != nil; {
-			next := t.gnext
-			t.gnext = nil
+			next := t.link
+			t.link = nil
 			e.release(p, t)
 			t = next
 		}

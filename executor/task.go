@@ -17,16 +17,24 @@ import (
 // record already claimed skips it. refs counts the two references: the
 // record is recycled only when both are gone, so neither side can see it
 // reused under it.
+//
+// A record is 64 bytes, a size class of its own, so the allocator gives
+// each one a cache line to itself: at 72 bytes (80 allocated) records
+// straddled lines, and two Ps' chains, each writing its own records on
+// every task, wrote the same lines; CPU per task rose by a third from 1
+// to 2 Ps (bench/RESULTS.md). TestTaskRecordFillsOneLine keeps it so.
 type task struct {
-	fn     func(Task)
-	gfn    func(Task) error
-	g      *Group
-	w      *worker // resume token: the worker whose task waits for a P
-	at     int64   // atomicx.Nanotime at an outside submit; 0 for a local spawn
-	next   *task   // free list link
-	gnext  *task   // kids list link (shared records)
-	shared bool    // also on its group's kids list: claim before running
-	bound  bool    // an outside task counted under Config.MaxQueued: frees its room when it starts
+	fn  func(Task)
+	gfn func(Task) error
+	g   *Group
+	w   *worker // resume token: the worker whose task waits for a P
+	at  int64   // atomicx.Nanotime at an outside submit; 0 for a local spawn
+	// link is the kids list's link while the record is on its group's
+	// kids list, then the free list's: the last reference is dropped
+	// only after the kids list has let go of it (release).
+	link   *task
+	shared bool // also on its group's kids list: claim before running
+	bound  bool // an outside task counted under Config.MaxQueued: frees its room when it starts
 	claim  atomicx.Uint32
 	refs   atomicx.Int32
 }
