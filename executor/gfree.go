@@ -16,7 +16,7 @@ import (
 // outside tasks runs on the records its own finished tasks freed, with no
 // allocation once warm.
 //
-// Every record on a free list is zero but for its next link: it is zeroed
+// Every record on a free list is zero but for its link on a P's list: it is zeroed
 // when it is freed (gfput, gfspill, gfreeList.put), after the last holder
 // has read it (task.release counts a group child's two references).
 
@@ -27,9 +27,8 @@ const (
 	// gfBatch is how many records a spill moves to the global list and a
 	// refill takes back (the runtime's 32).
 	gfBatch = 32
-	// maxGlobalFree bounds the global list (128Ki records: about 10 MB at
-	// the 84 B bench/RESULTS.md records for one); a
-	// spill past it is left to the garbage collector. Below it the list
+	// maxGlobalFree bounds the global list (128Ki records of 64 B and
+	// their pointers: 9 MiB); a spill past it is left to the garbage collector. Below it the list
 	// keeps what a burst of outside tasks freed, so the next burst reuses
 	// it, until a garbage collection finds records that no one took since
 	// the last (trim).
@@ -44,15 +43,21 @@ const (
 // gfreeList is the global free list of task records, the runtime's
 // sched.gFree. Its lock is its own: globalq's API offers no critical
 // section to share, and taking a record is a few instructions under an
-// uncontended lock. n mirrors size for a look without the lock (an empty
-// list costs a load, not a lock).
+// uncontended lock. n mirrors len(recs) for a look without the lock (an
+// empty list costs a load, not a lock).
+//
+// It is a stack of pointers, not a chain through the records: a record on
+// it was freed on another core and is cold here, so walking a chain missed
+// the cache once per record, each miss waiting for the last (GoBatch's
+// getN held 22% of tiny-batch's profile, bench/RESULTS.md). Popping
+// pointers reads no record; the taker's writes to them miss in parallel.
+// The top of the stack is the most recently freed, the likeliest in cache.
 type gfreeList struct {
 	_    [gfreePad]byte
 	n    atomicx.Int64 // stored only under mu
 	mu   atomicx.Mutex
-	head *task // guarded by mu; linked through next
-	size int   // guarded by mu
-	low  int   // guarded by mu: the least size since the last trim
+	recs []*task // guarded by mu; every one zero, link nil
+	low  int     // guarded by mu: the least len(recs) since the last trim
 	// Guarded by mu, for tests (gfreeStats): records handed out, records
 	// put, records dropped at the cap.
 	taken, added, dropped uint64
@@ -62,89 +67,40 @@ type gfreeList struct {
 // get returns a zeroed record for an outside submit, or nil if the list is
 // empty. It mirrors gfget's take from sched.gFree.
 func (l *gfreeList) get() *task {
-	if l.n.Load() == 0 {
-		return nil
-	}
-	l.mu.Lock()
-	t := l.head
-	if t != nil {
-		l.head = t.link
-		l.size--
-		l.low = min(l.low, l.size)
-		l.taken++
-		l.n.Store(int64(l.size))
-	}
-	l.mu.Unlock()
-	if t != nil {
-		t.link = nil
-	}
-	return t
+	var one [1]*task
+	l.getN(one[:])
+	return one[0]
 }
 
 // getN fills ts with zeroed records, as many as the list has, under one
-// lock, and returns how many it filled (GoBatch's records).
+// lock, and returns how many it filled (GoBatch's records, a P's refill).
 func (l *gfreeList) getN(ts []*task) int {
 	if len(ts) == 0 || l.n.Load() == 0 {
 		return 0
 	}
 	l.mu.Lock()
-	k := 0
-	for t := l.head; t != nil && k < len(ts); t = t.link {
-		ts[k] = t
-		k++
-	}
-	if k > 0 {
-		l.head = ts[k-1].link
-		l.size -= k
-		l.low = min(l.low, l.size)
-		l.taken += uint64(k)
-		l.n.Store(int64(l.size))
-	}
+	k := min(len(ts), len(l.recs))
+	rest := len(l.recs) - k
+	copy(ts, l.recs[rest:])
+	clear(l.recs[rest:])
+	l.recs = l.recs[:rest]
+	l.low = min(l.low, rest)
+	l.taken += uint64(k)
+	l.n.Store(int64(rest))
 	l.mu.Unlock()
-	for _, t := range ts[:k] {
-		t.link = nil
-	}
 	return k
 }
 
-// take cuts up to max records off the list, for a P's refill: the chain's
-// head and its length.
-func (l *gfreeList) take(max int) (*task, int) {
-	if l.n.Load() == 0 {
-		return nil, 0
-	}
+// putN adds zeroed records in one lock; past maxGlobalFree it drops them
+// (the garbage collector takes them).
+func (l *gfreeList) putN(ts []*task) {
 	l.mu.Lock()
-	h := l.head
-	k := 0
-	var last *task
-	for t := h; t != nil && k < max; t = t.link {
-		last = t
-		k++
-	}
-	if last != nil {
-		l.head = last.link
-		last.link = nil
-		l.size -= k
-		l.low = min(l.low, l.size)
-		l.taken += uint64(k)
-		l.n.Store(int64(l.size))
-	}
-	l.mu.Unlock()
-	return h, k
-}
-
-// putChain adds k records, head to tail linked through next, in one lock;
-// past maxGlobalFree it drops them (the garbage collector takes them).
-func (l *gfreeList) putChain(head, tail *task, k int) {
-	l.mu.Lock()
-	if l.size+k <= maxGlobalFree {
-		tail.link = l.head
-		l.head = head
-		l.size += k
-		l.added += uint64(k)
-		l.n.Store(int64(l.size))
+	if len(l.recs)+len(ts) <= maxGlobalFree {
+		l.recs = append(l.recs, ts...)
+		l.added += uint64(len(ts))
+		l.n.Store(int64(len(l.recs)))
 	} else {
-		l.dropped += uint64(k)
+		l.dropped += uint64(len(ts))
 	}
 	l.mu.Unlock()
 }
@@ -153,40 +109,30 @@ func (l *gfreeList) putChain(head, tail *task, k int) {
 // refused, a task dropped after Shutdown stopped the Ms) and adds it.
 func (l *gfreeList) put(t *task) {
 	*t = task{}
-	l.putChain(t, t, 1)
+	l.putN([]*task{t})
 }
 
 // trim drops the records that sat on the list, unused, since the last
 // trim (its low mark), keeping at least gfreeKeep: a steady stream of
 // outside tasks keeps what it uses, and an idle executor returns the
-// records of its last burst. The chain is walked without the lock (a
-// submit meanwhile finds the list empty and allocates).
+// records of its last burst. The bottom of the stack, the longest unused,
+// goes; a stack left under a quarter of its capacity is copied to a
+// smaller one, so the pointers go too.
 func (l *gfreeList) trim() {
 	l.mu.Lock()
-	drop := min(l.low, l.size) - gfreeKeep
-	if drop <= 0 {
-		l.low = l.size
-		l.mu.Unlock()
-		return
+	defer l.mu.Unlock()
+	drop := min(l.low, len(l.recs)) - gfreeKeep
+	if drop > 0 {
+		n := copy(l.recs, l.recs[drop:])
+		clear(l.recs[n:])
+		l.recs = l.recs[:n]
+		l.dropped += uint64(drop)
+		if cap(l.recs) > 4*gfreeKeep && len(l.recs) < cap(l.recs)/4 {
+			l.recs = append(make([]*task, 0, 2*len(l.recs)), l.recs...)
+		}
+		l.n.Store(int64(n))
 	}
-	h, n := l.head, l.size
-	l.head, l.size = nil, 0
-	l.n.Store(0)
-	l.dropped += uint64(drop)
-	l.mu.Unlock()
-	keep := n - drop
-	tail := h
-	for range keep - 1 {
-		tail = tail.link
-	}
-	tail.link = nil // the rest goes to the garbage collector
-	l.mu.Lock()
-	tail.link = l.head
-	l.head = h
-	l.size += keep
-	l.low = l.size
-	l.n.Store(int64(l.size))
-	l.mu.Unlock()
+	l.low = len(l.recs)
 }
 
 // trimAtGC calls trim after every garbage collection until stopped is set:
@@ -216,11 +162,15 @@ func (e *Executor) record() *task {
 func (e *Executor) gfget(p *proc) *task {
 	t := p.gfree
 	if t == nil {
-		h, k := e.gfree.take(gfBatch)
-		if h == nil {
+		var ts [gfBatch]*task
+		k := e.gfree.getN(ts[:])
+		if k == 0 {
 			return new(task)
 		}
-		t, p.ngfree = h, k
+		for i := 1; i < k; i++ {
+			ts[i-1].link = ts[i]
+		}
+		t, p.ngfree = ts[0], k
 	}
 	p.gfree = t.link
 	t.link = nil
@@ -247,22 +197,27 @@ func (e *Executor) gfput(p *proc, t *task) {
 }
 
 // gfspill moves t, zeroed, and the gfBatch-1 records at the head of p's
-// full list to the global list in one lock. The chain is cut before the
-// lock: the list is the holder's alone.
+// full list to the global list in one lock. The records are unlinked
+// before the lock: the list is the holder's alone, and its records are
+// the ones it freed last, in its cache.
 func (e *Executor) gfspill(p *proc, t *task) {
 	if mutant != globalFreeNoZero {
 		*t = task{}
 	}
-	t.link = p.gfree
-	tail := t
-	for range gfBatch - 1 {
-		tail = tail.link
+	var ts [gfBatch]*task
+	ts[0] = t
+	next := p.gfree
+	for i := 1; i < gfBatch; i++ {
+		ts[i], next = next, next.link
+		if mutant != spillKeepsLocal {
+			ts[i].link = nil
+		}
 	}
 	if mutant != spillKeepsLocal {
-		p.gfree = tail.link
+		p.gfree = next
 		p.ngfree -= gfBatch - 1
 	}
-	e.gfree.putChain(t, tail, gfBatch)
+	e.gfree.putN(ts[:])
 }
 
 // putAll zeroes the records of ts, which no queue holds (a batch that
@@ -271,13 +226,10 @@ func (l *gfreeList) putAll(ts []*task) {
 	if len(ts) == 0 {
 		return
 	}
-	for i, t := range ts {
+	for _, t := range ts {
 		*t = task{}
-		if i > 0 {
-			ts[i-1].link = t
-		}
 	}
-	l.putChain(ts[0], ts[len(ts)-1], len(ts))
+	l.putN(ts)
 }
 
 // records fills ts with zeroed records for a batch from outside: the
@@ -328,10 +280,18 @@ func (e *Executor) checkFreeLists() error {
 	}
 	e.gfree.mu.Lock()
 	defer e.gfree.mu.Unlock()
-	if n := e.gfree.n.Load(); n != int64(e.gfree.size) {
-		return fmt.Errorf("executor: the global free list's count cell says %d, its size %d", n, e.gfree.size)
+	if n := e.gfree.n.Load(); n != int64(len(e.gfree.recs)) {
+		return fmt.Errorf("executor: the global free list's count cell says %d, its size %d", n, len(e.gfree.recs))
 	}
-	return walk("the global", e.gfree.head, e.gfree.size)
+	for i, t := range e.gfree.recs {
+		if t.link != nil {
+			return fmt.Errorf("executor: record %d of the global free list is linked", i)
+		}
+		if err := walk("the global", t, 1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // gfreeStats returns the global free list's length and the records it has
@@ -339,5 +299,5 @@ func (e *Executor) checkFreeLists() error {
 func (e *Executor) gfreeStats() (size int, taken, added, dropped uint64) {
 	e.gfree.mu.Lock()
 	defer e.gfree.mu.Unlock()
-	return e.gfree.size, e.gfree.taken, e.gfree.added, e.gfree.dropped
+	return len(e.gfree.recs), e.gfree.taken, e.gfree.added, e.gfree.dropped
 }
