@@ -270,9 +270,12 @@ const chainScalingAbout = `The run-queue experiment, the seed's reason for the r
 workload (see chain) on schedkit's executor as it is (schedkit: a runnext slot and a ring per P, stealing) and on
 the same executor with executor.Config{GlobalQueueOnly: true} (globalqonly: every spawn and every schedule goes
 through the one locked global queue, nothing else changed), at 1, 2, 4, 8 and 16 Ps (points above the Ps the run
-allows are skipped). The ratio is globalqonly's ns/task over schedkit's. The reference: a Go runtime modified to
+allows are skipped), and beside them the Go runtime's own chain (go: go f(), as in chain). The ratio is each
+impl's ns/task over schedkit's; the table after it is each impl's throughput at every P count over its
+throughput at 1 P, per round. The reference: a Go runtime modified to
 use one global run queue took about 4x longer at 4 cores and 31x at 16 cores (Kavya Joshi, "The Scheduler Saga",
-GopherCon 2018). The target here: at least 2x at 2 Ps, growing with Ps.`
+GopherCon 2018). The targets here: globalqonly at least 2x at 2 Ps, growing with Ps; go at least 2x at every
+P count; schedkit's throughput growing with its Ps (issue 16: 1.8x at 2 Ps, 12x at 16).`
 
 func init() {
 	Register(Workload{
@@ -349,6 +352,7 @@ func init() {
 		Impls: []Impl{
 			{"schedkit", chainExecutor(executor.Config{})},
 			{"globalqonly", chainExecutor(executor.Config{GlobalQueueOnly: true})},
+			{"go", chainGo},
 		},
 	})
 }

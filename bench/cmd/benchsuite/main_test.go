@@ -101,6 +101,31 @@ func TestRatioHandComputed(t *testing.T) {
 	assert.False(t, ratioSpread(rounds(10), []sample{{Fail: "x"}}, false).OK)
 }
 
+// Scaling, hand-computed: the gain is taken per round against the same
+// impl at the smallest GOMAXPROCS, cost at From over cost at To for a
+// lower-is-better metric, so a swapped quotient or a ratio of medians
+// fails here.
+func TestScalingHandComputed(t *testing.T) {
+	w := suite.Workload{Name: "w", Impls: []suite.Impl{{Name: "a"}, {Name: "b"}}}
+	rounds := func(vs ...float64) []sample {
+		var ss []sample
+		for _, v := range vs {
+			ss = append(ss, sample{Value: v})
+		}
+		return ss
+	}
+	one := &group{W: w, Procs: 1, Runs: [][]sample{rounds(100, 90, 300), rounds(10, 10, 10)}}
+	two := &group{W: w, Procs: 2, Runs: [][]sample{rounds(50, 90, 100), rounds(20, 20, 20)}}
+	sc := scaling([]*group{one, two})
+	require.Len(t, sc, 2)
+	assert.Equal(t, scaleRow{Impl: "a", From: 1, To: 2, Gain: spread{Median: 2, Min: 1, Max: 3, OK: true}}, sc[0])
+	assert.Equal(t, scaleRow{Impl: "b", From: 1, To: 2, Gain: spread{Median: 0.5, Min: 0.5, Max: 0.5, OK: true}}, sc[1])
+	w.HigherIsBetter = true
+	one.W, two.W = w, w
+	assert.Equal(t, spread{Median: 0.5, Min: 1.0 / 3, Max: 1, OK: true}, scaling([]*group{one, two})[0].Gain)
+	assert.Nil(t, scaling([]*group{one}), "one GOMAXPROCS: nothing to scale over")
+}
+
 func TestSummarise(t *testing.T) {
 	assert.Equal(t, spread{Median: 2.5, Min: 1, Max: 4, OK: true}, summarise([]float64{4, 1, 3, 2}), "even count: mean of the middle two")
 	assert.Equal(t, spread{Median: 3, Min: 1, Max: 7, OK: true}, summarise([]float64{7, 3, 1}))
@@ -162,6 +187,9 @@ func TestRunWritesTablesChartsAndSection(t *testing.T) {
 	assert.Regexp(t, `(?s)zz-test-procs: throughput by Ps, GOMAXPROCS 1\n.*higher is better.*\n.*\n  schedkit +100 .*\n  peer +25\.0 +25\.0\.\.25\.0 +4\.00x`, out)
 	assert.Regexp(t, `(?s)zz-test-procs: throughput by Ps, GOMAXPROCS 2\n.*\n.*\n  schedkit +200 .*\n  peer +50\.0 +50\.0\.\.50\.0 +4\.00x`, out)
 	assert.NotContains(t, out, "GOMAXPROCS 3", "3 is not in -cpu")
+	// Its scaling: tasks/s doubles from 1 to 2 Ps for both impls.
+	assert.Regexp(t, `(?s)zz-test-procs: throughput over GOMAXPROCS 1, per round.*\n  schedkit +2 +2\.00x +2\.00\.\.2\.00\n  peer +2 +2\.00x`, out)
+	assert.NotContains(t, out, "zz-test-ok: throughput over", "one GOMAXPROCS value: no scaling table")
 	assert.Contains(t, stderr.String(), "[21/21] round 3/3 zz-test-procs procs=2 impl=peer", "a line per run when stderr is no terminal")
 
 	doc, err := os.ReadFile(res)
@@ -174,6 +202,8 @@ func TestRunWritesTablesChartsAndSection(t *testing.T) {
 	assert.Contains(t, text, " | slow | 30.0 | 30.0..30.0 | 3.00x | 3.00..3.00 |")
 	assert.Contains(t, text, "| 2 | peer | 50.0 | 50.0..50.0 | 4.00x | 4.00..4.00 |")
 	assert.Contains(t, text, "About text of the fake.")
+	assert.Contains(t, text, "Throughput over GOMAXPROCS 1, the ratio taken per round")
+	assert.Contains(t, text, "| schedkit | 2 | 2.00x | 2.00..2.00 |")
 	for _, c := range []string{"zz-test-ok.svg", "zz-test-procs.svg", "zz-test-procs-procs.svg"} {
 		assert.Contains(t, text, "](charts/"+c+")")
 		assertSVG(t, filepath.Join(dir, "charts", c))

@@ -150,6 +150,57 @@ func rows(g *group) []row {
 	return rs
 }
 
+// scaleRow is one impl's gain from the smallest GOMAXPROCS of a workload
+// run at several to a larger one.
+type scaleRow struct {
+	Impl     string
+	From, To int
+	// Gain is the throughput at To over that at From, per round (both
+	// runs in the same round): for a per-task cost (lower is better)
+	// the cost at From over the cost at To, so 2 means twice the tasks
+	// per second. An op at more Ps does proportionally more work (the
+	// chain runs a chain per P), so perfect scaling is To/From.
+	Gain spread
+}
+
+// scaling is the gain of every impl of a workload's groups (one per
+// GOMAXPROCS, in increasing order) over its first group; nil with one
+// group.
+func scaling(gs []*group) []scaleRow {
+	if len(gs) < 2 {
+		return nil
+	}
+	var out []scaleRow
+	for i, im := range gs[0].W.Impls {
+		for _, g := range gs[1:] {
+			out = append(out, scaleRow{Impl: im.Name, From: gs[0].Procs, To: g.Procs,
+				Gain: ratioSpread(g.Runs[i], gs[0].Runs[i], gs[0].W.HigherIsBetter)})
+		}
+	}
+	return out
+}
+
+// workloadGroups splits p's groups into runs of one workload each.
+func workloadGroups(p plan) [][]*group {
+	var out [][]*group
+	for i := 0; i < len(p.Groups); {
+		j := i
+		for j < len(p.Groups) && p.Groups[j].W.Name == p.Groups[i].W.Name {
+			j++
+		}
+		out = append(out, p.Groups[i:j])
+		i = j
+	}
+	return out
+}
+
+func gainText(s spread) (median, rng string) {
+	if !s.OK {
+		return "no gain", "(a round failed)"
+	}
+	return fmt.Sprintf("%.2fx", s.Median), fmt.Sprintf("%.2f..%.2f", s.Min, s.Max)
+}
+
 // failures lists every failed run of p, one line each.
 func failures(p plan) []string {
 	var out []string
@@ -216,24 +267,23 @@ func writeText(w io.Writer, h header, p plan) error {
 	for _, s := range p.Skipped {
 		fmt.Fprintf(w, "skipped %s\n", s)
 	}
-	for _, g := range p.Groups {
-		fmt.Fprintf(w, "\n%s: %s, GOMAXPROCS %d\n  %s\n", g.W.Name, g.W.Title, g.Procs, ratioNote(g))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  impl\t%s\tmin..max\tratio\tmin..max\n", g.W.MetricName())
-		for _, r := range rows(g) {
-			if r.Fail != "" && !r.Base {
-				fmt.Fprintf(tw, "  %s\t%s\n", r.Impl, r.Fail)
-				continue
+	for _, gs := range workloadGroups(p) {
+		for _, g := range gs {
+			if err := writeGroupText(w, g); err != nil {
+				return err
 			}
-			if r.Fail != "" {
-				fmt.Fprintf(tw, "  %s (base)\t%s\n", r.Impl, r.Fail)
-				continue
-			}
-			m, rg := ratioText(r)
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Impl, num(r.Value.Median), rangeText(r.Value), m, rg)
 		}
-		if err := tw.Flush(); err != nil {
-			return err
+		if sc := scaling(gs); len(sc) > 0 {
+			fmt.Fprintf(w, "\n%s: throughput over GOMAXPROCS %d, per round (perfect: the ratio of the Ps)\n", gs[0].W.Name, sc[0].From)
+			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+			fmt.Fprintf(tw, "  impl\tGOMAXPROCS\tgain\tmin..max\n")
+			for _, r := range sc {
+				m, rg := gainText(r.Gain)
+				fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\n", r.Impl, r.To, m, rg)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
 		}
 	}
 	if fs := failures(p); len(fs) > 0 {
@@ -243,6 +293,26 @@ func writeText(w io.Writer, h header, p plan) error {
 		}
 	}
 	return nil
+}
+
+// writeGroupText writes one group's table for a terminal.
+func writeGroupText(w io.Writer, g *group) error {
+	fmt.Fprintf(w, "\n%s: %s, GOMAXPROCS %d\n  %s\n", g.W.Name, g.W.Title, g.Procs, ratioNote(g))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  impl\t%s\tmin..max\tratio\tmin..max\n", g.W.MetricName())
+	for _, r := range rows(g) {
+		if r.Fail != "" && !r.Base {
+			fmt.Fprintf(tw, "  %s\t%s\n", r.Impl, r.Fail)
+			continue
+		}
+		if r.Fail != "" {
+			fmt.Fprintf(tw, "  %s (base)\t%s\n", r.Impl, r.Fail)
+			continue
+		}
+		m, rg := ratioText(r)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Impl, num(r.Value.Median), rangeText(r.Value), m, rg)
+	}
+	return tw.Flush()
 }
 
 // Markers around the part of RESULTS.md the runner owns.
@@ -273,14 +343,8 @@ func markdown(h header, p plan, charts map[string][]string) string {
 	for _, s := range p.Skipped {
 		fmt.Fprintf(&b, "\nSkipped %s.\n", mdCell(s))
 	}
-	for i := 0; i < len(p.Groups); {
-		w := p.Groups[i].W
-		j := i
-		for j < len(p.Groups) && p.Groups[j].W.Name == w.Name {
-			j++
-		}
-		gs := p.Groups[i:j]
-		i = j
+	for _, gs := range workloadGroups(p) {
+		w := gs[0].W
 		fmt.Fprintf(&b, "\n### %s: %s\n\n", w.Name, mdCell(w.Title))
 		if w.About != "" {
 			fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(w.About))
@@ -301,6 +365,14 @@ func markdown(h header, p plan, charts map[string][]string) string {
 				}
 				m, rg := ratioText(r)
 				fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", g.Procs, r.Impl, num(r.Value.Median), rangeText(r.Value), m, rg)
+			}
+		}
+		if sc := scaling(gs); len(sc) > 0 {
+			fmt.Fprintf(&b, "\nThroughput over GOMAXPROCS %d, the ratio taken per round (perfect scaling: the ratio of the Ps).\n\n", sc[0].From)
+			b.WriteString("| impl | GOMAXPROCS | gain | range |\n|---|--:|--:|---|\n")
+			for _, r := range sc {
+				m, rg := gainText(r.Gain)
+				fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", r.Impl, r.To, m, rg)
 			}
 		}
 	}
