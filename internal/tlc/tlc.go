@@ -83,6 +83,22 @@ type Model struct {
 	Expect string // a mutant's `\* Expect:` name: what alone must reject it; "" when none
 }
 
+// javaArgs is the JVM's command line for model m. A mutant's run stops at
+// its first violation, within a few thousand states, so most of it is the
+// JVM starting: there it compiles with C1 alone (-XX:TieredStopAtLevel=1),
+// which cut a small mutant's run from 2.6 to 1.8 s on the 2-vCPU VM. A model
+// that must pass explores every state, and C2 pays there: Steal took 18.8 s
+// with both compilers and 23.5 s with C1 alone.
+func javaArgs(m Model, jar string, workers int, meta, cfg, spec string) []string {
+	args := []string{"-XX:+UseParallelGC"}
+	if m.ExpectReject() {
+		args = append(args, "-XX:TieredStopAtLevel=1")
+	}
+	return append(args, "-cp", jar, "tlc2.TLC",
+		"-workers", strconv.Itoa(workers), "-cleanup", "-noGenerateSpecTE",
+		"-metadir", meta, "-config", cfg, spec)
+}
+
 // ExpectReject reports whether TLC must reject the model: it is a mutant.
 func (m Model) ExpectReject() bool { return m.Mutant != "" }
 
@@ -550,9 +566,7 @@ func (c Checker) run(ctx context.Context, m Model) (r Result, s Stats, ok bool) 
 	stall := c.stall()
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	cmd := exec.CommandContext(runCtx, c.Java, "-XX:+UseParallelGC", "-cp", c.Jar, "tlc2.TLC",
-		"-workers", strconv.Itoa(workers), "-cleanup", "-noGenerateSpecTE",
-		"-metadir", meta, "-config", cfg, spec)
+	cmd := exec.CommandContext(runCtx, c.Java, javaArgs(m, c.Jar, workers, meta, cfg, spec)...)
 	cmd.Dir = filepath.Dir(spec)
 	cmd.WaitDelay = 5 * time.Second
 	out := &watch{last: time.Now()}

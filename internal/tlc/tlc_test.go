@@ -510,3 +510,16 @@ func TestLaunchOrder(t *testing.T) {
 		t.Errorf("launchOrder(jobs 1) = %s, want %s", got, want)
 	}
 }
+
+// A mutant's JVM compiles with C1 alone (its run is mostly start-up); a
+// model that must pass keeps C2 for its full search.
+func TestJavaArgsC1ForMutantsOnly(t *testing.T) {
+	pass := Model{Name: "Ring", Spec: "Ring"}
+	mut := Model{Name: "Ring_mutant_X", Spec: "Ring", Mutant: "X"}
+	c1 := "-XX:TieredStopAtLevel=1"
+	require.NotContains(t, javaArgs(pass, "j.jar", 2, "m", "c.cfg", "s.tla"), c1)
+	args := javaArgs(mut, "j.jar", 2, "m", "c.cfg", "s.tla")
+	require.Contains(t, args, c1)
+	require.Equal(t, []string{"-cp", "j.jar", "tlc2.TLC", "-workers", "2", "-cleanup", "-noGenerateSpecTE",
+		"-metadir", "m", "-config", "c.cfg", "s.tla"}, args[len(args)-12:])
+}
