@@ -37,6 +37,19 @@ func tasksAfter(e *executor.Executor, err error, ran int64) error {
 	return nil
 }
 
+// slowChild makes a group on t with one child that counts itself in ran
+// and sleeps 1ms: long enough for another M to take it, or for its P to
+// be handed away, before the Wait.
+func slowChild(t executor.Task, ran *atomic.Int64) *executor.Group {
+	g, _ := t.NewGroup(context.Background())
+	g.Go(func(executor.Task) error {
+		ran.Add(1)
+		time.Sleep(time.Millisecond)
+		return nil
+	})
+	return g
+}
+
 // tasksStolenWait: on 2 Ps a task spawns a slow child and holds its P
 // (sleeping) while the other M steals the child, then waits; the child's
 // end readies the Wait through its M's runnext. Then a chain of 100
@@ -52,12 +65,7 @@ func tasksStolenWait(*testing.T) error {
 	}
 	e, err := runInTask(executor.Config{Procs: 2}, func(t executor.Task) error {
 		ran.Add(1)
-		g, _ := t.NewGroup(context.Background())
-		g.Go(func(executor.Task) error {
-			ran.Add(1)
-			time.Sleep(time.Millisecond)
-			return nil
-		})
+		g := slowChild(t, &ran)
 		time.Sleep(100 * time.Microsecond) // the other M steals it meanwhile
 		if err := g.Wait(); err != nil {
 			return err
@@ -76,12 +84,7 @@ func tasksBlockedWait(*testing.T) error {
 	var ran atomic.Int64
 	e, err := runInTask(executor.Config{Procs: 2}, func(t executor.Task) error {
 		ran.Add(1)
-		g, _ := t.NewGroup(context.Background())
-		g.Go(func(executor.Task) error {
-			ran.Add(1)
-			time.Sleep(time.Millisecond)
-			return nil
-		})
+		g := slowChild(t, &ran)
 		if err := t.Blocking(func() { time.Sleep(100 * time.Microsecond) }); err != nil {
 			return err
 		}
