@@ -9,7 +9,7 @@ import (
 
 	"github.com/Workiva/go-datastructures/queue"
 
-	"github.com/schedkit/schedkit/bench/suite"
+	"github.com/schedkit/schedkit/internal/cputime"
 	"github.com/schedkit/schedkit/lfq"
 )
 
@@ -43,12 +43,12 @@ type cpuMeter struct {
 }
 
 func startCPU() cpuMeter {
-	d, ok := suite.ProcessCPU()
+	d, ok := cputime.Process()
 	return cpuMeter{d, ok}
 }
 
 func (m cpuMeter) report(b *testing.B) {
-	end, ok := suite.ProcessCPU()
+	end, ok := cputime.Process()
 	if !m.ok || !ok || b.N == 0 {
 		return
 	}

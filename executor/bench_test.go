@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/executor"
+	"github.com/schedkit/schedkit/internal/cputime"
 	"github.com/schedkit/schedkit/runnext"
 )
 
@@ -212,12 +213,12 @@ func BenchmarkChain(b *testing.B) {
 		ops := 0
 		b.ReportAllocs()
 		b.ResetTimer()
-		cpu, cpuOK := processCPU()
+		cpu, cpuOK := cputime.Process()
 		for b.Loop() {
 			round()
 			ops++
 		}
-		cpuEnd, _ := processCPU()
+		cpuEnd, _ := cputime.Process()
 		b.StopTimer()
 		after := e.Stats().Total
 		tasks := float64(ops * n * chainHops)
@@ -234,7 +235,7 @@ func BenchmarkChain(b *testing.B) {
 		q := new(runnext.Queue[int])
 		t := new(int)
 		b.ReportAllocs()
-		cpu, cpuOK := processCPU()
+		cpu, cpuOK := cputime.Process()
 		for b.Loop() {
 			if q.PutNext(t, nil) != nil {
 				b.Fatal("the ring overflowed")
@@ -254,7 +255,7 @@ func BenchmarkChain(b *testing.B) {
 		t := new(int)
 		var v uint64
 		b.ReportAllocs()
-		cpu, cpuOK := processCPU()
+		cpu, cpuOK := cputime.Process()
 		for b.Loop() {
 			s.task.Store(t)
 			s.ver.Store(v + 1)
@@ -271,7 +272,7 @@ func BenchmarkChain(b *testing.B) {
 // reportPerTask reports a one-goroutine loop's ns/task and cpu-ns/task
 // (one task an iteration), its CPU clock started at cpu.
 func reportPerTask(b *testing.B, cpu time.Duration, cpuOK bool) {
-	end, _ := processCPU()
+	end, _ := cputime.Process()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/task")
 	if cpuOK {
 		b.ReportMetric(float64((end-cpu).Nanoseconds())/float64(b.N), "cpu-ns/task")

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/executor"
+	"github.com/schedkit/schedkit/internal/cputime"
 )
 
 // Impl is one implementation of a workload.
@@ -140,13 +141,13 @@ type TaskMeter struct {
 func StartTasks(tasksPerOp int) TaskMeter {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	cpu, ok := ProcessCPU()
+	cpu, ok := cputime.Process()
 	return TaskMeter{tasksPerOp: tasksPerOp, cpu: cpu, cpuOK: ok, mallocs: ms.Mallocs}
 }
 
 // Report reports the metrics for the b.N ops run since StartTasks.
 func (m TaskMeter) Report(b *testing.B) {
-	end, cpuOK := ProcessCPU()
+	end, cpuOK := cputime.Process()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	if b.N == 0 {

@@ -1,14 +1,15 @@
 //go:build unix
 
-package suite
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// ProcessCPU returns the CPU time (user + system) this process has used.
-func ProcessCPU() (time.Duration, bool) {
+// Process returns the CPU time, user and system, that this process has used,
+// and false where it cannot be read.
+func Process() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false
