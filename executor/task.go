@@ -21,8 +21,8 @@ import (
 // A record is 64 bytes, a size class of its own, so the allocator gives
 // each one a cache line to itself: at 72 bytes (80 allocated) records
 // straddled lines, and two Ps' chains, each writing its own records on
-// every task, wrote the same lines; CPU per task rose by a third from 1
-// to 2 Ps (bench/RESULTS.md). TestTaskRecordFillsOneLine keeps it so.
+// every task, wrote the same lines; CPU per task rose by a quarter from
+// 1 to 2 Ps (bench/RESULTS.md). TestTaskRecordFillsOneLine keeps it so.
 type task struct {
 	fn  func(Task)
 	gfn func(Task) error
