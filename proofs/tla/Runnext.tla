@@ -434,7 +434,7 @@ StealParity(t) ==                              \* seq odd: awaitOwner, start ove
 \* with the length it read. With FineLen it is the code's three loads: tail,
 \* head, tail again (if tail moved, from the start: the length is tail-head
 \* at the head load). Without, one step reads the ring's length: lfq's Len
-\* is linearizable at its head load, and RunnextFine.cfg checks that the
+\* is linearizable at its head load, and RunnextFine_long.cfg checks that the
 \* invariants hold at the finer grain too.
 LenTail(t, p1, p2, zero, nonzero) ==
     /\ tpc[t] = p1
