@@ -36,6 +36,7 @@
 //	ByModel: a refuted property kills, first line as why    TestByModelCatchesAFailingProperty
 //	ModelCatch: caught for the expected reason, or an error TestModelCatchWantsTheReason
 //	Ladder: each rung's column, only three deterministic    TestLadderMarksEachRung
+//	cells run at once report as one at a time               TestParallelRowsReportAsSequential
 //
 // ByExplorer and ByModel are the bodies of the "explorer" and "model"
 // checkers every component has; RunScenarios is the "scenarios" one's.
@@ -50,7 +51,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,6 +101,24 @@ type Config struct {
 	// same (two deterministic kills, the rest tried in order if an
 	// expected killer misses). The full table ignores it.
 	Killers map[string][]string
+
+	// Jobs is how many rows run at once; 0 means $SCHEDKIT_KILL_JOBS, else
+	// GOMAXPROCS. A row's cells still run one after another (-short's
+	// early stop needs the row's earlier verdicts).
+	Jobs int
+}
+
+// JobsEnv overrides the rows run at once when Config.Jobs is 0.
+const JobsEnv = "SCHEDKIT_KILL_JOBS"
+
+func (cfg Config) jobs() int {
+	if cfg.Jobs > 0 {
+		return cfg.Jobs
+	}
+	if n, err := strconv.Atoi(os.Getenv(JobsEnv)); err == nil && n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // FullEnv set to 1 makes Run fill the whole table even under -short.
@@ -188,66 +211,140 @@ func Run(t testing.TB, cfg Config) {
 		fmt.Fprintf(&b, " %-11s", c)
 	}
 	b.WriteString(" kills (deterministic*)\n")
-	for _, mutation := range append([]string{"none"}, cfg.Mutations...) {
-		verdicts := map[string]Verdict{}
-		var notes []string
-		if short {
-			verdicts["TLC"] = Spared
-		} else {
-			v, why := byTLC(t, cfg, mutation)
-			verdicts["TLC"] = v
-			if why != "" && v != NotRun { // n/a says only that no jar is here
-				notes = append(notes, "TLC: "+why)
-			}
+	// The cells run in parallel, Config.Jobs at once: each is a child
+	// process whose verdict does not depend on the time it takes, so only
+	// the step's wall time changes. A mutant's row runs its cells one after
+	// another (-short stops at the kills the bar needs); the rows where
+	// every cell runs (the real code's, every row in the full table) run
+	// theirs at once. The table and the failures are reported in row
+	// order, from this goroutine.
+	rows := append([]string{"none"}, cfg.Mutations...)
+	results := make([]rowResult, len(rows))
+	cells := make(chan struct{}, cfg.jobs())
+	var wg sync.WaitGroup
+	for i, mutation := range rows {
+		if cap(cells) == 1 { // one at a time, in the table's order
+			results[i] = runRow(t, cfg, mutation, short, columns, det, cells)
+			continue
 		}
-		caught := 0
-		order := cfg.Checkers
-		if short {
-			order = tryOrder(t, cfg, mutation)
-		}
-		for _, c := range order {
-			if short && (!c.Deterministic || (mutation != "none" && caught >= minKills) ||
-				(mutation == "none" && c.RealCodeElsewhere)) {
-				verdicts[c.Name] = Spared
-				continue
-			}
-			v, why := runCell(t, cfg, mutation, c.Name)
-			verdicts[c.Name] = v
-			if v.Caught() {
-				caught++
-			}
-			if why != "" {
-				notes = append(notes, c.Name+": "+why)
-			}
-		}
-		kills, detKills := 0, 0
-		fmt.Fprintf(&b, "%-24s", mutation)
-		for _, c := range columns {
-			fmt.Fprintf(&b, " %-11s", verdicts[c])
-			if verdicts[c].Caught() {
-				kills++
-				if det[c] {
-					detKills++
-				}
-			}
-		}
-		fmt.Fprintf(&b, " %d (%d)\n", kills, detKills)
-		for _, n := range notes {
-			fmt.Fprintf(&b, "    %s\n", n)
-		}
-		switch {
-		case mutation == "none" && kills > 0:
-			t.Errorf("the real %s fails a checker: a false alarm (%v)", cfg.Component, verdicts)
-		case mutation != "none" && detKills < minKills:
-			t.Errorf("mutation %s caught by %d deterministic checkers, want at least %d (%v)", mutation, detKills, minKills, verdicts)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = runRow(t, cfg, mutation, short, columns, det, cells)
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		b.WriteString(r.table)
+		for _, e := range r.errs {
+			t.Errorf("%s", e)
 		}
 	}
 	t.Logf("%s kill matrix: %d mutants\n%s", cfg.Component, len(cfg.Mutations), b.String())
 }
 
+// rowResult is one row of the table and the failures it calls for.
+type rowResult struct {
+	table string
+	errs  []string
+}
+
+// runRow runs mutation's row: TLC (outside -short) and the checkers, in
+// -short only until the bar is met.
+func runRow(t testing.TB, cfg Config, mutation string, short bool, columns []string, det map[string]bool, cells chan struct{}) rowResult {
+	var r rowResult
+	verdicts := map[string]Verdict{}
+	var notes []string
+	if short {
+		verdicts["TLC"] = Spared
+	} else {
+		v, why, err := byTLC(cfg, mutation)
+		if err != nil {
+			r.errs = append(r.errs, err.Error())
+		}
+		verdicts["TLC"] = v
+		if why != "" && v != NotRun { // n/a says only that no jar is here
+			notes = append(notes, "TLC: "+why)
+		}
+	}
+	order := cfg.Checkers
+	if short {
+		var errs []string
+		order, errs = tryOrder(cfg, mutation)
+		r.errs = append(r.errs, errs...)
+	}
+	// cell runs one cell when a slot is free and notes its verdict.
+	var mu sync.Mutex
+	caught := 0
+	cell := func(name string) {
+		cells <- struct{}{}
+		v, why := runCell(t, cfg, mutation, name)
+		<-cells
+		mu.Lock()
+		defer mu.Unlock()
+		verdicts[name] = v
+		if v.Caught() {
+			caught++
+		}
+		if why != "" {
+			notes = append(notes, name+": "+why)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, c := range order {
+		mu.Lock()
+		enough := caught >= minKills
+		mu.Unlock()
+		if short && (!c.Deterministic || (mutation != "none" && enough) ||
+			(mutation == "none" && c.RealCodeElsewhere)) {
+			verdicts[c.Name] = Spared
+			continue
+		}
+		if cap(cells) == 1 || short && mutation != "none" {
+			cell(c.Name) // in -short, the next cell depends on this one's verdict
+			continue
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); cell(c.Name) }()
+	}
+	wg.Wait()
+	slices.SortStableFunc(notes, func(a, b string) int { return columnIndex(columns, a) - columnIndex(columns, b) })
+	var b strings.Builder
+	kills, detKills := 0, 0
+	fmt.Fprintf(&b, "%-24s", mutation)
+	for _, c := range columns {
+		fmt.Fprintf(&b, " %-11s", verdicts[c])
+		if verdicts[c].Caught() {
+			kills++
+			if det[c] {
+				detKills++
+			}
+		}
+	}
+	fmt.Fprintf(&b, " %d (%d)\n", kills, detKills)
+	for _, n := range notes {
+		fmt.Fprintf(&b, "    %s\n", n)
+	}
+	r.table = b.String()
+	switch {
+	case mutation == "none" && kills > 0:
+		r.errs = append(r.errs, fmt.Sprintf("the real %s fails a checker: a false alarm (%v)", cfg.Component, verdicts))
+	case mutation != "none" && detKills < minKills:
+		r.errs = append(r.errs, fmt.Sprintf("mutation %s caught by %d deterministic checkers, want at least %d (%v)", mutation, detKills, minKills, verdicts))
+	}
+	return r
+}
+
+// columnIndex is the column a note ("<checker>: why") is about, so that
+// notes of cells run at once print in the table's order.
+func columnIndex(columns []string, note string) int {
+	name, _, _ := strings.Cut(note, ": ")
+	return slices.Index(columns, name)
+}
+
 // tryOrder is the order -short tries the checkers in for mutation: its
 // expected killers (Config.Killers) first, then the rest as listed.
-func tryOrder(t testing.TB, cfg Config, mutation string) []Checker {
+func tryOrder(cfg Config, mutation string) (order []Checker, errs []string) {
 	var first, rest []Checker
 	want := map[string]bool{}
 	for _, name := range cfg.Killers[mutation] {
@@ -261,7 +358,7 @@ func tryOrder(t testing.TB, cfg Config, mutation string) []Checker {
 			}
 		}
 		if !found {
-			t.Errorf("%s kill matrix: Killers[%s] names no checker %q", cfg.Component, mutation, name)
+			errs = append(errs, fmt.Sprintf("%s kill matrix: Killers[%s] names no checker %q", cfg.Component, mutation, name))
 		}
 	}
 	for _, c := range cfg.Checkers {
@@ -269,7 +366,7 @@ func tryOrder(t testing.TB, cfg Config, mutation string) []Checker {
 			rest = append(rest, c)
 		}
 	}
-	return append(first, rest...)
+	return append(first, rest...), errs
 }
 
 func runCell(t testing.TB, cfg Config, mutation, checker string) (Verdict, string) {
@@ -318,14 +415,14 @@ func firstLine(s string) string {
 // mutant is caught when TLC rejects it, by its Expect name where it has
 // one (the only-it re-run is the tlc step's, not this extra column's). No
 // jar, or no such config, reads n/a.
-func byTLC(t testing.TB, cfg Config, mutation string) (Verdict, string) {
+func byTLC(cfg Config, mutation string) (Verdict, string, error) {
 	c, err := tlc.NewChecker(2)
 	if err != nil {
-		return NotRun, err.Error()
+		return NotRun, err.Error(), nil
 	}
 	models, err := tlc.Models(filepath.FromSlash(cfg.TLADir))
 	if err != nil {
-		return NotRun, err.Error() // the tlc step fails on a malformed config; this column is an extra
+		return NotRun, err.Error(), nil // the tlc step fails on a malformed config; this column is an extra
 	}
 	want, wantLong := cfg.Spec, ""
 	if mutation != "none" {
@@ -339,19 +436,19 @@ func byTLC(t testing.TB, cfg Config, mutation string) (Verdict, string) {
 		r := c.Run(context.Background(), m)
 		switch {
 		case !r.ExpectReject && r.OK:
-			return Survived, ""
+			return Survived, "", nil
 		case !r.ExpectReject && r.Outcome.Rejects():
-			return Killed, "violates " + r.Violated // a false alarm on the real spec
+			return Killed, "violates " + r.Violated, nil // a false alarm on the real spec
 		case r.OK:
-			return Killed, "violates " + r.Violated
+			return Killed, "violates " + r.Violated, nil
 		case r.Outcome.Rejects(): // by another name than its Expect line's
-			return Survived, r.Reason
+			return Survived, r.Reason, nil
 		case r.Outcome == tlc.OutcomeOK:
-			return Survived, ""
+			return Survived, "", nil
 		}
-		t.Fatalf("TLC could not check %s: %s", m.Name, r.String())
+		return NotRun, "", fmt.Errorf("TLC could not check %s: %s", m.Name, r.String())
 	}
-	return NotRun, "no " + want + ".cfg"
+	return NotRun, "no " + want + ".cfg", nil
 }
 
 // A Scenario is one fixed, deterministic run aimed at the shape of one or

@@ -241,6 +241,7 @@ func TestShortTriesTheExpectedKillersFirst(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "cells")
 	t.Setenv("FAKE_KILLMATRIX_LOG", log)
 	c := cfg("strong")
+	c.Jobs = 1 // one row at a time: the log's order is the rows' too
 	c.Killers = map[string][]string{"strong": {"b", "a"}}
 	rec := &recorder{TB: t}
 	killmatrix.Run(rec, c)
@@ -265,4 +266,24 @@ func TestShortTriesTheExpectedKillersFirst(t *testing.T) {
 	rec = &recorder{TB: t}
 	killmatrix.Run(rec, c)
 	assert.Contains(t, strings.Join(rec.errs, ""), `Killers[strong] names no checker "nosuch"`)
+}
+
+// Rows run in parallel give the table and the failures of one row at a
+// time, in the same order.
+func TestParallelRowsReportAsSequential(t *testing.T) {
+	if !testing.Short() {
+		t.Skip("-short mode only")
+	}
+	run := func(jobs int) (errs, logs []string) {
+		c := cfg("strong", "weak", "flaky", "crash")
+		c.Jobs = jobs
+		rec := &recorder{TB: t}
+		killmatrix.Run(rec, c)
+		return rec.errs, rec.logs
+	}
+	errs1, logs1 := run(1)
+	errs4, logs4 := run(4)
+	assert.Equal(t, errs1, errs4)
+	assert.Equal(t, logs1, logs4)
+	assert.Len(t, errs4, 3, strings.Join(logs4, "")) // weak, flaky and crash: each caught once
 }
