@@ -293,11 +293,13 @@ func runRow(t testing.TB, cfg Config, mutation string, short bool, columns []str
 	var wg sync.WaitGroup
 	for _, c := range order {
 		mu.Lock()
-		enough := caught >= minKills
-		mu.Unlock()
-		if short && (!c.Deterministic || (mutation != "none" && enough) ||
-			(mutation == "none" && c.RealCodeElsewhere)) {
+		spared := short && (!c.Deterministic || (mutation != "none" && caught >= minKills) ||
+			(mutation == "none" && c.RealCodeElsewhere))
+		if spared {
 			verdicts[c.Name] = Spared
+		}
+		mu.Unlock()
+		if spared {
 			continue
 		}
 		if cap(cells) == 1 || short && mutation != "none" {
