@@ -304,11 +304,18 @@
 // named object reads as "&name".
 //
 // To replay, set the environment variable SCHEDKIT_REPLAY to "name:schedule"
-// and run the test again (Check prints the full command line): the scenario
-// of that name runs exactly that schedule once and fails the same way, while
-// the other scenarios of the binary run as usual. A bare schedule replays
-// every scenario the binary runs, so select one with -run. Options.Replay
-// does the same from code.
+// and run the test again (Check prints the full command line, with the
+// build tags, -short and the SCHEDKIT_ settings of the failing run, such as
+// SCHEDKIT_MUTATION): the scenario of that name runs exactly that schedule
+// once and fails the same way. A bare schedule replays every scenario the
+// binary runs, so select one with -run. Options.Replay does the same from
+// code. A replay never passes quietly: a schedule that names a thread that
+// cannot run, ends while the execution goes on, or outlasts it fails with
+// ErrReplayDiverged; one that runs to its end with every check passing
+// fails Check's test ("does not reproduce a failure here"; a schedule given
+// in Options.Replay may pass); and under a key that names another scenario,
+// every scenario Check runs fails its test saying which name the key wants,
+// though it still runs its own search.
 //
 // # Deadlines: nothing hangs
 //
@@ -366,7 +373,9 @@
 // The explorer needs atomicx's hook, which exists only under the build tag
 // schedcheck. The package compiles without it too: Explore then returns
 // ErrNoSchedcheck and Check skips the test, so scenario tests need no build
-// tag of their own (this package's tests have one, as they also test
+// tag of their own; the first skip in a test binary says so on stderr, and
+// SCHEDKIT_REQUIRE_SCHEDCHECK=1 (for CI) makes Explore return
+// ErrSchedcheckRequired and the skips fail instead (this package's tests have one, as they also test
 // atomicx's schedcheck side). The hook is installed only while an exploration
 // runs and affects only the goroutines of its scenarios; other goroutines,
 // including parallel tests, pass through it untouched.
@@ -389,6 +398,8 @@
 //	every mode finds the classic bugs, passes their fixes          TestLostUpdate, TestCheckThenAct, TestABBADeadlock, TestLostWakeup
 //	same options, same executions                                 TestDeterministic
 //	a failure replays to the same trace                           TestReplayReproducesTheFailure, TestReplayFromEnvironment
+//	a replay that diverges, passes or names no scenario fails     TestReplayThatDivergesFails, TestReplayThatPassesFailsCheck, TestReplayOfAnotherNameSaysSo
+//	the replay line carries the tags, -short and SCHEDKIT_ settings TestReplayCommandCarriesTheBuild
 //	bytes reach schedules past the bound                          TestBytesReachPastTheBound, TestBytesSearchFindsTheBug
 //	same bytes, same schedule; the decoding as stated above       TestBytesAreDeterministic, TestBytesDecoding, TestBytesFailureNamesTheSchedule
 //	a spin that never ends fails at MaxSteps, in every mode       TestSpinForeverHitsTheStepLimit, TestSpinWithoutYieldHitsStepLimit
@@ -399,6 +410,7 @@
 //	the virtual clock moves only when every thread is blocked     TestClockStartsNonZeroAndOnlyMovesWhenAllBlock, TestVirtualSleepIsInstant
 //	only a scenario's goroutines are controlled                   TestOtherGoroutinesAreNotControlled, TestParallelExplorations
 //	without -tags schedcheck Explore refuses and Check skips      TestWithoutSchedcheckExploreRefusesAndCheckSkips
+//	the skip is said once per binary; the switch makes it fail    TestSkipIsSaidOncePerBinary, TestRequireSchedcheckFails
 //
 // # Limitations
 //

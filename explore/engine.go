@@ -240,6 +240,21 @@ func (x *execution) run(r Run) {
 	}
 }
 
+// replayEndedEarly fails a replayed execution that ended before its
+// schedule did: it did not run the recorded schedule, so whatever it
+// found is not the recorded failure. A failure it did meet is kept,
+// wrapped, with its trace.
+func (x *execution) replayEndedEarly(want int) {
+	how := fmt.Sprintf("the execution ended after %d of the schedule's %d steps", len(x.choices), want)
+	if x.fail == nil {
+		x.failWith(fmt.Errorf("%w: %s, every thread done and every check passed: it does not reach the recorded failure here (another scenario, build, SCHEDKIT_MUTATION or version of the code?)", ErrReplayDiverged, how))
+		return
+	}
+	if !errors.Is(x.fail.Err, ErrReplayDiverged) {
+		x.fail.Err = fmt.Errorf("%w: %s, with a failure not where the schedule recorded one: %w", ErrReplayDiverged, how, x.fail.Err)
+	}
+}
+
 func (x *execution) outcome(fn func() string) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -446,7 +461,7 @@ func Explore(opts Options, build func() Run) (Result, error) {
 // "failure: ERROR" and searches on instead of stopping.
 func explore(opts Options, build func() Run, keepGoing bool) (res Result, err error) {
 	if !hookAvailable {
-		return Result{}, ErrNoSchedcheck
+		return Result{}, noSchedcheck()
 	}
 	cfg, err := opts.config()
 	if err != nil {
@@ -504,6 +519,9 @@ func explore(opts Options, build func() Run, keepGoing bool) (res Result, err er
 		}
 		if x.fail == nil && !x.pruned && e.late() {
 			x.failWith(e.deadlineError()) // slow builds or Checks: name the last execution
+		}
+		if cfg.replay != nil && len(x.choices) < len(cfg.replay) {
+			x.replayEndedEarly(len(cfg.replay))
 		}
 		if x.fail != nil && keepGoing && !errors.Is(x.fail.Err, ErrDeadline) && !errors.Is(x.fail.Err, ErrNondeterministic) {
 			x.reach("failure: " + x.fail.Err.Error())

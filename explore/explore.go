@@ -5,9 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime/debug"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,8 +86,11 @@ const (
 
 // ReplayEnv is the environment variable that makes Explore run one schedule:
 // SCHEDKIT_REPLAY='name:schedule' replays the scenario called name (the other
-// scenarios of the test binary run as usual); a bare schedule, without
-// "name:", replays every scenario the binary runs (select one with -run).
+// scenarios of the test binary run their searches, and Check fails them
+// for not being name); a bare schedule, without "name:", replays every
+// scenario the binary runs (select one with -run). A replay that does not
+// follow its schedule fails with ErrReplayDiverged, and Check fails one
+// that passes.
 const ReplayEnv = "SCHEDKIT_REPLAY"
 
 // LongBound is the preemption bound a scenario asks for in long mode with
@@ -419,7 +426,58 @@ var (
 	// ErrNoSchedcheck is returned by Explore in a build without -tags
 	// schedcheck, where atomicx has no hook.
 	ErrNoSchedcheck = errors.New("explore: atomicx has no hook in this build: run the tests with -tags schedcheck")
+	// ErrSchedcheckRequired is returned by Explore, in place of
+	// ErrNoSchedcheck (which it does not wrap, so that the tests that skip
+	// on ErrNoSchedcheck fail on it), in a build without -tags schedcheck
+	// when RequireSchedcheckEnv is 1.
+	ErrSchedcheckRequired = errors.New("explore: " + RequireSchedcheckEnv + "=1 and this build has no explorer: run the tests with -tags schedcheck (scenarios would skip)")
+	// ErrReplayDiverged is wrapped by the failure of a replayed execution
+	// that did not follow its schedule to its end: the schedule named a
+	// thread that could not run, ended while the execution went on, or
+	// outlasted the execution. The replay did not reach the recorded
+	// failure; whatever else it met is wrapped too.
+	ErrReplayDiverged = errors.New("replay diverged from its schedule")
 )
+
+// RequireSchedcheckEnv is the environment variable that, set to 1, turns
+// the skip of a scenario in a build without -tags schedcheck into a
+// failure (for CI, where a missing tag must not pass as "ok"): Explore
+// returns ErrSchedcheckRequired, so Check and every test that skips on
+// ErrNoSchedcheck fail, and SkipWithoutSchedcheck fails its test.
+const RequireSchedcheckEnv = "SCHEDKIT_REQUIRE_SCHEDCHECK"
+
+// noSchedcheck is the error Explore returns in a build without the hook.
+func noSchedcheck() error {
+	if strings.TrimSpace(os.Getenv(RequireSchedcheckEnv)) == "1" {
+		return ErrSchedcheckRequired
+	}
+	noteSkipOnce.Do(func() {
+		if testing.Testing() {
+			fmt.Fprintf(os.Stderr, "explore: %s has no -tags schedcheck: its explorer scenarios skip (%s=1 fails them instead)\n",
+				filepath.Base(os.Args[0]), RequireSchedcheckEnv)
+		}
+	})
+	return ErrNoSchedcheck
+}
+
+// noteSkipOnce prints the line that says scenarios skip once per process.
+var noteSkipOnce sync.Once
+
+// SkipWithoutSchedcheck skips tb in a build without -tags schedcheck (the
+// first time in a test binary, it says so on stderr, visible without -v),
+// or fails it when RequireSchedcheckEnv is 1. A test that needs the
+// explorer but does not go through Check calls it first.
+func SkipWithoutSchedcheck(tb testing.TB) {
+	tb.Helper()
+	if hookAvailable {
+		return
+	}
+	if err := noSchedcheck(); errors.Is(err, ErrNoSchedcheck) {
+		tb.Skip(err)
+	} else {
+		tb.Fatal(err)
+	}
+}
 
 // Available reports whether this build can explore: atomicx has its hook
 // only under -tags schedcheck. Without it Explore returns ErrNoSchedcheck.
@@ -438,6 +496,10 @@ func Check(t testing.TB, opts Options, build func() Run) Result {
 	}
 	if res.Failure != nil {
 		t.Fatalf("%s\n  %s", res.Failure, replayCommand(t.Name(), res.Failure))
+	}
+	if res.Replayed && opts.Replay == "" {
+		t.Fatalf("%s: the replay of %s='%s' ran its whole schedule and every check passed: it does not reproduce a failure here (another build, SCHEDKIT_MUTATION or version of the code than the failing run?)",
+			res.Summary(), ReplayEnv, strings.TrimSpace(os.Getenv(ReplayEnv)))
 	}
 	if len(res.Unreached) > 0 {
 		t.Fatal(res.UnreachedError())
@@ -462,7 +524,7 @@ func CheckFails(t testing.TB, opts Options, build func() Run) *Failure {
 			how = "the executions run (the search was cut at MaxExecutions)"
 		}
 		t.Fatalf("%s: %s passed, and this scenario must fail: it no longer catches the bug it is for (check the buggy variant, the scenario, or ask for a larger Bound or DPOR)", res.Summary(), how)
-	case errors.Is(f.Err, ErrDeadline), errors.Is(f.Err, ErrNondeterministic):
+	case errors.Is(f.Err, ErrDeadline), errors.Is(f.Err, ErrNondeterministic), errors.Is(f.Err, ErrReplayDiverged):
 		t.Fatalf("the exploration went wrong before it found the bug:\n%s", f)
 	}
 	t.Logf("found, as expected:\n%s", f)
@@ -485,14 +547,26 @@ func exploreFor(t testing.TB, opts Options, build func() Run) Result {
 			}
 		}
 	}
-	res, err := Explore(opts, build)
-	if errors.Is(err, ErrNoSchedcheck) {
-		t.Skip(err)
+	SkipWithoutSchedcheck(t)
+	if key, ok := otherReplay(opts.Name); ok && opts.Replay == "" {
+		t.Errorf("%s='%s' names scenario %q, and this one is %q: it runs its whole search instead, and no replay happens here (run the test the replay line names with -run, or unset %s)",
+			ReplayEnv, key, key[:strings.LastIndexByte(key, ':')], configName(opts.Name), ReplayEnv)
 	}
+	res, err := Explore(opts, build)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// configName is the scenario name Explore uses for name.
+func configName(name string) string { return strings.Join(strings.Fields(name), "_") }
+
+// otherReplay returns ReplayEnv when it names a scenario other than name.
+func otherReplay(name string) (string, bool) {
+	v := strings.TrimSpace(os.Getenv(ReplayEnv))
+	i := strings.LastIndexByte(v, ':')
+	return v, i >= 0 && v[:i] != configName(name)
 }
 
 // replayCommand is the go test command line that replays f in the test's
@@ -502,8 +576,36 @@ func replayCommand(test string, f *Failure) string {
 	for i, p := range parts {
 		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
 	}
-	return fmt.Sprintf("in the package directory: %s='%s' go test -tags schedcheck -count=1 -run '%s' .",
-		ReplayEnv, f.ReplayKey(), strings.Join(parts, "/"))
+	var env []string
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		switch {
+		case !strings.HasPrefix(k, "SCHEDKIT_"), v == "", k == ReplayEnv, k == ModeEnv, k == MaxExecutionsEnv, k == RequireSchedcheckEnv:
+			continue
+		}
+		env = append(env, k+"='"+v+"'")
+	}
+	slices.Sort(env)
+	env = append(env, ReplayEnv+"='"+f.ReplayKey()+"'")
+	short := ""
+	if flag.Parsed() && testing.Short() {
+		short = " -short"
+	}
+	return fmt.Sprintf("in the package directory: %s go test -tags %s%s -count=1 -run '%s' .",
+		strings.Join(env, " "), buildTags(), short, strings.Join(parts, "/"))
+}
+
+// buildTags returns the build tags of the running binary, as go test was
+// given them, or "schedcheck" if the binary does not record them.
+func buildTags() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-tags" && s.Value != "" {
+				return s.Value
+			}
+		}
+	}
+	return "schedcheck"
 }
 
 // Name names the object ptr points to in traces, for this execution: a cell

@@ -189,6 +189,11 @@ func TestReplayFromEnvironment(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, bare.Replayed)
 	assert.Nil(t, bare.Failure, "the fixed counter passes on that schedule")
+	bare, err = explore.Explore(explore.Options{Name: "other2"}, lostUpdate(false))
+	require.NoError(t, err)
+	assert.True(t, bare.Replayed)
+	require.NotNil(t, bare.Failure)
+	assert.ErrorIs(t, bare.Failure.Err, explore.ErrReplayDiverged, "the other scenario takes more steps than the schedule has")
 }
 
 // TestReplayOfAForeignScheduleFails: a schedule that runs a thread that
@@ -198,6 +203,7 @@ func TestReplayOfAForeignScheduleFails(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, res.Failure)
 	assert.ErrorContains(t, res.Failure.Err, "the schedule runs thread 2")
+	assert.ErrorIs(t, res.Failure.Err, explore.ErrReplayDiverged)
 }
 
 // panicsOnRace panics in a thread when the two threads interleave.
@@ -515,7 +521,8 @@ func TestFailureReport(t *testing.T) {
 		"schedule: 0.1x2.0 (4 steps)",
 		"1  T0 load counter = 0",
 		"4  T0 store counter ← 1",
-		"SCHEDKIT_REPLAY='report:0.1x2.0' go test -tags schedcheck -count=1 -run '^TestFailureReport$' .",
+		"SCHEDKIT_REPLAY='report:0.1x2.0' go test -tags schedcheck",
+		"-count=1 -run '^TestFailureReport$' .",
 	} {
 		assert.Contains(t, msg, want)
 	}
@@ -524,7 +531,11 @@ func TestFailureReport(t *testing.T) {
 
 type recordingTB struct {
 	testing.TB
-	logs, fatal []string
+	logs, fatal, errors []string
+}
+
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
 }
 
 func (r *recordingTB) Helper() {}

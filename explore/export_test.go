@@ -46,3 +46,6 @@ func SetEndStates(on bool) (restore func()) {
 	endStates = on
 	return func() { endStates = old }
 }
+
+// MutantBuild reports a build with -tags schedmutant.
+const MutantBuild = mutantBuild

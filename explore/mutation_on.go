@@ -12,3 +12,6 @@ const mutantEnv = "SCHEDKIT_EXPLORE_MUTANT"
 
 // dporMutant is the seeded fault, read once.
 var dporMutant = os.Getenv(mutantEnv)
+
+// mutantBuild reports a schedmutant build.
+const mutantBuild = true

@@ -185,8 +185,11 @@ func (d *dfs) next() bool {
 	return false
 }
 
-// replayer runs one given schedule, then default choices if the execution
-// goes on past it.
+// replayer runs one given schedule and nothing else: a schedule that names a
+// thread that cannot run, or ends while the execution goes on, fails the
+// execution with ErrReplayDiverged (the explorer also fails one that ends
+// before the schedule is spent), so that a replay never passes by running
+// some other schedule.
 type replayer struct {
 	sched []uint8
 	buf   []uint8
@@ -199,13 +202,20 @@ func (r *replayer) next() bool            { return false }
 func (r *replayer) choose(x *execution, elig []int, _ bool) int {
 	step := len(x.steps)
 	if step >= len(r.sched) {
-		r.buf = order(r.buf, elig, x.prev, len(x.threads))
-		return int(r.buf[0])
+		if step >= x.e.cfg.MaxSteps {
+			// A schedule that ended at the step limit: let the limit fail
+			// the execution as it did when the schedule was recorded.
+			r.buf = order(r.buf, elig, x.prev, len(x.threads))
+			return int(r.buf[0])
+		}
+		x.failWith(fmt.Errorf("%w: the schedule ends after %d steps, but the execution goes on (runnable: %s): it does not reach the recorded failure here (another scenario, build, SCHEDKIT_MUTATION or version of the code? a schedule cut short by ErrDeadline also ends this way)",
+			ErrReplayDiverged, len(r.sched), describe(x, elig)))
+		return failed
 	}
 	t := int(r.sched[step])
 	if !slices.Contains(elig, t) {
-		x.failWith(fmt.Errorf("replay: at step %d the schedule runs thread %d, but the runnable threads are %s (a schedule of another scenario or version?)",
-			step+1, t, describe(x, elig)))
+		x.failWith(fmt.Errorf("%w: at step %d the schedule runs thread %d, but the runnable threads are %s (a schedule of another scenario, build or version?)",
+			ErrReplayDiverged, step+1, t, describe(x, elig)))
 		return failed
 	}
 	return t
