@@ -53,8 +53,17 @@ CONSTANTS
 \*                          first (the Go mutation)
 \*   FairnessEvery62        the look comes every Fair+1 slices (the Go
 \*                          mutation, scaled)
+\* and, in the spec only, one per property of issue 22:
+\*   ClaimIgnoresHolder     a task's end claims the P by its state alone
+\*                          (pTask, whoever holds it), so an M whose P was
+\*                          retaken takes it back from the M that now runs
+\*                          a task on it
+\*   RetakeNewSlice         sysmon retakes with the request up without the
+\*                          slice it saw overrun: a slice that has just
+\*                          started (not yet noted) is retaken too
 Mutants == {"none", "NoSchedPreempt", "PreemptKeepsNext", "NoYield",
-            "SpawnIgnoresOwnership", "NoFairnessTick", "FairnessEvery62"}
+            "SpawnIgnoresOwnership", "NoFairnessTick", "FairnessEvery62",
+            "ClaimIgnoresHolder", "RetakeNewSlice"}
 
 ASSUME /\ IsFiniteSet(Ms) /\ Cardinality(Ms) >= 2
        /\ Program \in {"pingpong", "local"}
@@ -213,11 +222,13 @@ SpawnPut(m) ==
     /\ pc' = [pc EXCEPT ![m] = "end"]
     /\ UNCHANGED <<glob, pidle, pend, tick, fresh, preempt, wp, cur, midle, ran, qwait>>
 
-\* claim: pTask -> pSched; a P retaken meanwhile is gone: exitP.
+\* claim: pTask -> pSched; a P retaken meanwhile is gone: exitP. The CAS
+\* compares the whole word, own(w.id, pTask): ClaimIgnoresHolder compares
+\* the state alone.
 TaskEnd(m) ==
     /\ pc[m] = "end"
     /\ cur' = [cur EXCEPT ![m] = None]
-    /\ IF st = Own(m, "task")
+    /\ IF st = Own(m, "task") \/ (Mutant = "ClaimIgnoresHolder" /\ st.s = "task")
          THEN /\ st' = Own(m, "sched") /\ pc' = [pc EXCEPT ![m] = "find"]
               /\ UNCHANGED wp
          ELSE /\ wp' = [wp EXCEPT ![m] = FALSE] /\ pc' = [pc EXCEPT ![m] = "exitp"]
@@ -252,7 +263,8 @@ SysmonNote ==
 \* A round after the request: it is still up (the get that clears it
 \* starts a new slice, which sysmon notes first).
 Retake ==
-    /\ ~fresh /\ st.s = "task" /\ WorkWaits
+    /\ ~fresh \/ Mutant = "RetakeNewSlice"
+    /\ st.s = "task" /\ WorkWaits
     /\ preempt \/ Mutant = "NoSchedPreempt"
     /\ preempt' = TRUE
     /\ StartM(pc)
@@ -312,6 +324,25 @@ OnlyHolderTouchesQueue ==
 \* A global task waits fewer than Fair slices of a busy P (the doc's "61
 \* ticks"), unless global tasks were queued before it (none here).
 GlobalWithinFair == qwait < Fair
+
+\* OwnershipThroughSched: the P passes from one M to another only through
+\* the Sched's side: an M gains the P only as a parked M that startm hands
+\* it to (a retake's HandoffP, Wakep) or in exitP (the idle P, a waiting
+\* handoff); never by its own CAS from a word that names another M. It
+\* mirrors claim (executor/sched.go: the CAS from own(w.id, pTask), which
+\* fails once sysmon retook the P, whoever holds it since) and takeP, the
+\* only way out of pIdle.
+OwnershipThroughSched ==
+    [][\A m \in Ms : st'.m = m /\ st.m # m => pc[m] \in {"park", "exitp"}]_vars
+
+\* RetakeOnlyOverrun: the P leaves a running task for a handoff (to a
+\* parked M, or a handoff waiting for one) only once sysmon has noted the
+\* slice a round before: a slice that has just started is never retaken.
+\* It mirrors retakeAll (executor/sysmon.go: a new schedtick is only noted,
+\* seenTick and seenWhen; the retake needs the same tick a Slice later).
+RetakeOnlyOverrun ==
+    [][st.s = "task" /\ st'.m # st.m /\ (st'.s = "idle" \/ pc[st'.m] = "park")
+         => ~fresh]_vars
 
 \* Liveness: the queued task Q runs, while A and B ping-pong through
 \* runnext forever (PingPongQueuedRuns), and while the P's ring never
