@@ -325,6 +325,11 @@
 //	  GoContext's ended context accepts nothing;          TestGoContextEnded, TestCloseWakesBlocked-
 //	  Close/Shutdown wake waiters; a task waits off its   Submitters, TestGoFromTaskWaitsWithoutItsP
 //	  P; waiters woken as room appears (synctest)         TestOverloadWaiterWoken, ...BatchAndGroupWoken
+//	MaxQueued in every interleaving (bound 1): two      overload_explore_test.go TestExploreOverload
+//	  TryGo at a bound of 1; two Go, and two GoContext,   (-tags schedcheck)
+//	  the second waiting as the M frees room; each task
+//	  once, queued back to 0; MustReach both accepted
+//	  and one refused, woken by freed room and found it
 //	a flood of 8 producers: queued <= 64 sampled,       overload_test.go TestOverloadFlood
 //	  each task once, heap growth < 1/4 of unbounded
 //	unbounded submit: one branch (not measurable)       BenchmarkSubmitOnly, BenchmarkSubmit
@@ -433,7 +438,8 @@
 //	                                                    RetakeCountedAsHandoff, UnparkOnOldP,
 //	                                                    WokenSpinUncounted, WaitEarly,
 //	                                                    RetakeWhenNothingWaits, BoundNotReleased,
-//	                                                    FullWakesNobody, SyscallNeverRetaken,
+//	                                                    FullWakesNobody, ReserveLoadStore,
+//	                                                    RoomFreedAfterLook, SyscallNeverRetaken,
 //	                                                    SyscallExitIgnoresRetake, GlobalFreeNoZero,
 //	                                                    SpillKeepsLocal, JoinTakesBackStolen,
 //	                                                    JoinSkipsWaitForThief,

@@ -47,6 +47,7 @@ type Executor struct {
 	nwait     atomicx.Int64
 	roomMu    atomicx.Mutex
 	room      []*roomWaiter // FIFO; guarded by roomMu
+	roomWakes uint64        // wakeups freed room handed a waiter (not Close's), for tests; guarded by roomMu
 	// quiet is woken once: by the M that finds the executor quiescent
 	// while closing (quietBy 1), or by Shutdown's deadline (quietBy 2).
 	quiet   atomicx.Note
@@ -391,6 +392,10 @@ func (e *Executor) reserve(k int64) bool {
 		if q+k > e.maxQueued {
 			return false
 		}
+		if mutant == reserveLoadStore {
+			e.queued.Store(q + k)
+			return true
+		}
 		if e.queued.CompareAndSwap(q, q+k) {
 			return true
 		}
@@ -407,6 +412,14 @@ func (e *Executor) reserve(k int64) bool {
 // is on the list it takes under roomMu.
 func (e *Executor) unqueue(k int64) {
 	if mutant == boundNotReleased {
+		return
+	}
+	if mutant == roomFreedAfterLook {
+		waiting := e.nwait.Load() != 0
+		e.queued.Add(-k)
+		if waiting {
+			e.wakeRoom(false)
+		}
 		return
 	}
 	e.queued.Add(-k)
@@ -502,6 +515,7 @@ func (e *Executor) wakeRoom(all bool) {
 	}
 	if !all {
 		n = 1
+		e.roomWakes++
 	}
 	for _, r := range e.room[:n] {
 		r.listed = false

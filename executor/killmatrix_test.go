@@ -66,6 +66,8 @@ var killConfig = killmatrix.Config{
 		"GoexitUnwindsWaiter":        {"goexit", "goexit2"},
 		"BoundNotReleased":           {"overload", "overload2"},
 		"FullWakesNobody":            {"overload", "overload2"},
+		"ReserveLoadStore":           {"room", "room2"},
+		"RoomFreedAfterLook":         {"room", "room2"},
 		"GlobalFreeNoZero":           {"reuse", "freelists"},
 		"SpillKeepsLocal":            {"reuse", "freelists"},
 		"SyscallNeverRetaken":        {"syscall", "syscall2"},
@@ -152,6 +154,8 @@ var killConfig = killmatrix.Config{
 		{Name: "usleep2", Deterministic: true, Run: bubbles(syscallNoMRuns(true))},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer, RealCodeElsewhere: true},
 		{Name: "submitpair", Deterministic: true, Run: killBySubmitPairs},
+		{Name: "room", Deterministic: true, Run: exploreRoom(false), RealCodeElsewhere: true},
+		{Name: "room2", Deterministic: true, Run: exploreRoom(true), RealCodeElsewhere: true},
 		{Name: "stress", Run: killByStress},
 		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)
 	},
@@ -208,6 +212,18 @@ func killBySubmitPairs(*testing.T) error {
 		return killmatrix.ErrNotApplicable
 	}
 	return err
+}
+
+// exploreRoom runs the explorer's MaxQueued scenarios
+// (overload_explore_test.go): the first pair, or the second.
+func exploreRoom(second bool) func(*testing.T) error {
+	return func(*testing.T) error {
+		applicable, err := executor.ExploreRoom(second)
+		if !applicable {
+			return killmatrix.ErrNotApplicable
+		}
+		return err
+	}
 }
 
 func killByStress(t *testing.T) error {

@@ -121,6 +121,14 @@ const (
 	// waiting submitter (only Close does): a Go or GoContext that found the
 	// queue full waits although room appeared.
 	fullWakesNobody
+	// ReserveLoadStore: reserve takes room under Config.MaxQueued by a
+	// load and a store instead of one CAS, so two submitters that look at
+	// once at a bound of 1 both get in (and queued ends below zero).
+	reserveLoadStore
+	// RoomFreedAfterLook: unqueue looks for waiting submitters before it
+	// frees the room, not after: a submitter that registers between the
+	// two and then finds no room sleeps with nobody left to wake it.
+	roomFreedAfterLook
 	// SyscallNeverRetaken: sysmon skips Ps in pSyscall, so a call in
 	// Task.Syscall that blocks keeps its P however long it lasts, with
 	// work queued behind it (the pessimistic path's reason to exist).
@@ -220,6 +228,9 @@ var mutationNames = [...]string{
 
 	boundNotReleased: "BoundNotReleased",
 	fullWakesNobody:  "FullWakesNobody",
+
+	reserveLoadStore:   "ReserveLoadStore",
+	roomFreedAfterLook: "RoomFreedAfterLook",
 
 	syscallNeverRetaken:      "SyscallNeverRetaken",
 	syscallExitIgnoresRetake: "SyscallExitIgnoresRetake",
