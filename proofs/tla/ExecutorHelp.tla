@@ -25,11 +25,18 @@
 (* else the global queue's, else gives the P up. Each help step is one     *)
 (* step: ExecutorGroup.tla checks the kids list and claim words at their   *)
 (* grain.                                                                  *)
+(*                                                                         *)
+(* Program "own" (ExecutorHelpOwn.tla): task 2 comes first, so an M's loop *)
+(* runs it at nest 0, under the cap; it spawns leaf 6 into GT, then leaf 7 *)
+(* (Task.Go, no group) into its P's runnext, ahead of 6: its Wait on GT    *)
+(* finds another group's task at the P queue's head and its own child 6    *)
+(* behind it, and must run 6 first (helpOwn before helpOnce).              *)
 (***************************************************************************)
 EXTENDS Integers, Sequences, FiniteSets
 
 CONSTANTS
     Ms,       \* the Ms (model values)
+    Program,  \* "cap" or "own": the program (above)
     Cap,      \* helpNestCap
     Mutant    \* "none" is the real algorithm; any other name breaks one step
 
@@ -39,11 +46,18 @@ CONSTANTS
 \*   CappedHoldsP    a Wait at the cap with none of its own to run sleeps
 \*                   holding its P instead of giving it away
 \*   ReadyOnlyFirst  finish readies only the Wait that registered last
-Mutants == {"none", "CapOffByOne", "CappedHoldsP", "ReadyOnlyFirst"}
+\*   ReadyWithoutToken  finish wakes a Wait asleep without its P as if it
+\*                   had kept one: no resume token, so it runs on with no P
+\* and the Go mutation of the same name:
+\*   HelpOthersFirst a Wait helps with whatever its P's queue gives (helpOnce)
+\*                   before its own children (helpOwn)
+Mutants == {"none", "CapOffByOne", "CappedHoldsP", "ReadyOnlyFirst",
+            "ReadyWithoutToken", "HelpOthersFirst"}
 
 ASSUME /\ IsFiniteSet(Ms) /\ Ms # {} /\ Cap \in Nat /\ Mutant \in Mutants
+       /\ Program \in {"cap", "own"}
 
-Tasks == 1..6
+Tasks == IF Program = "own" THEN 1..7 ELSE 1..6
 Groups == {"G", "GT"}
 \* The group a task belongs to ("none": none), and each task's first step.
 GroupOf(t) == CASE t = 5 -> "G" [] t = 6 -> "GT" [] OTHER -> "none"
@@ -69,7 +83,8 @@ VARIABLES
 vars == <<gq, lq, pidle, hasP, stack, n, kids, waiters, nrun, done>>
 
 Init ==
-    /\ gq = <<1, 2, 3, 4, 5>> /\ lq = <<>> /\ pidle = TRUE
+    /\ gq = IF Program = "own" THEN <<2, 1, 3, 4, 5>> ELSE <<1, 2, 3, 4, 5>>
+    /\ lq = <<>> /\ pidle = TRUE
     /\ hasP = [m \in Ms |-> FALSE] /\ stack = [m \in Ms |-> <<>>]
     /\ n = [g \in Groups |-> IF g = "G" THEN 1 ELSE 0]
     /\ kids = [g \in Groups |-> {}] /\ waiters = [g \in Groups |-> <<>>]
@@ -124,8 +139,16 @@ Spawn(m) ==
     /\ stack[m] # <<>> /\ Top(m).pc = "spawn"
     /\ lq' = <<6>> \o lq /\ n' = [n EXCEPT !["GT"] = @ + 1]
     /\ kids' = [kids EXCEPT !["GT"] = @ \cup {6}]
-    /\ SetTop(m, [Top(m) EXCEPT !.pc = "wGT"])
+    /\ SetTop(m, [Top(m) EXCEPT !.pc = IF Program = "own" THEN "spawn7" ELSE "wGT"])
     /\ UNCHANGED <<gq, pidle, hasP, waiters, nrun, done>>
+
+\* Program "own": task 2's Task.Go of leaf 7 (no group) into its P's
+\* runnext, ahead of 6.
+Spawn7(m) ==
+    /\ stack[m] # <<>> /\ Top(m).pc = "spawn7"
+    /\ lq' = <<7>> \o lq
+    /\ SetTop(m, [Top(m) EXCEPT !.pc = "wGT"])
+    /\ UNCHANGED <<gq, pidle, hasP, n, kids, waiters, nrun, done>>
 
 \* m's task returns and finish readies the waiters ws: each one's token to
 \* the finisher's P's runnext (ready), or to the global queue when the
@@ -133,12 +156,14 @@ Spawn(m) ==
 \* token: it just wakes.
 PopReady(m, ws) ==
     LET Rng == Range(ws)
-        toks == SelectSeq(ws, LAMBDA w : ~hasP[w])
+        toks == IF Mutant = "ReadyWithoutToken" THEN <<>>
+                ELSE SelectSeq(ws, LAMBDA w : ~hasP[w])
     IN /\ stack' = [x \in Ms |->
                        IF x = m THEN SubSeq(stack[m], 1, Len(stack[m]) - 1)
                        ELSE IF x \in Rng
                          THEN [stack[x] EXCEPT ![Len(stack[x])].st =
-                                 IF hasP[x] THEN "loop" ELSE "park"]
+                                 IF hasP[x] \/ Mutant = "ReadyWithoutToken"
+                                   THEN "loop" ELSE "park"]
                        ELSE stack[x]]
        /\ IF hasP[m]
             THEN lq' = toks \o lq /\ UNCHANGED gq
@@ -178,6 +203,7 @@ WaitLoop(m) ==
             THEN SetTop(m, [f EXCEPT !.pc = After(f.pc)])
                  /\ UNCHANGED <<gq, lq, pidle, hasP, nrun>>
           ELSE IF hasP[m] /\ own # {}
+                  /\ ~(Mutant = "HelpOthersFirst" /\ under /\ (lq # <<>> \/ gq # <<>>))
             THEN \E c \in own : Push(m, c, TRUE) /\ Start(c)
                                 /\ UNCHANGED <<gq, lq, pidle, hasP>>
           ELSE IF hasP[m] /\ under /\ lq # <<>>
@@ -208,7 +234,8 @@ WaitLock(m) ==
                /\ UNCHANGED <<pidle, hasP, waiters>>
     /\ UNCHANGED <<lq, n, kids, nrun, done>>
 
-MStep(m) == TakeP(m) \/ Find(m) \/ Spawn(m) \/ End(m) \/ WaitLoop(m) \/ WaitLock(m)
+MStep(m) == TakeP(m) \/ Find(m) \/ Spawn(m) \/ Spawn7(m) \/ End(m) \/ WaitLoop(m)
+            \/ WaitLock(m)
 
 Next == \E m \in Ms : MStep(m)
 
@@ -234,6 +261,26 @@ ExactlyOnce == \A t \in Tasks : nrun[t] <= 1
 \* child or i - 1 <= Cap. Own children nest past it (task 6 at nest 2).
 NestCapped ==
     \A m \in Ms : \A i \in 2..Len(stack[m]) : stack[m][i].own \/ i - 1 <= Cap
+
+\* TasksRunOnPs: a running frame holds the P. The top frame of an M's stack
+\* runs (a task's body, or its Wait's help loop: st "loop") only on an M
+\* that holds the P; a Wait without it is under g.mu, asleep, or parked for
+\* its token. It mirrors park's contract (executor/group.go, helpLoop:
+\* park returns with the P that resume or a retake gave it) and ready,
+\* which queues a task waiter's resume token (sched.go).
+TasksRunOnPs ==
+    \A m \in Ms : stack[m] # <<>> /\ Top(m).st = "loop" => hasP[m]
+
+\* OwnChildrenFirst: a Wait runs its own children first. A frame that is
+\* not its Wait's own child (help with another queued task) sits above a
+\* Wait none of whose own children is still unstarted: helpLoop calls
+\* helpOwn before helpOnce (executor/group.go). A group's kids are spawned
+\* only by the task that Waits on it, before its Wait, so none is added
+\* while the Wait is suspended under the frame it runs.
+OwnChildrenFirst ==
+    \A m \in Ms : \A i \in 2..Len(stack[m]) :
+        ~stack[m][i].own =>
+            {c \in kids[WaitOn(stack[m][i - 1].pc)] : nrun[c] = 0} = {}
 
 \* Every Wait returns, with the cap in force and two Waits asleep on G at
 \* once: every task returns.
