@@ -288,7 +288,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	printProcTable(stdout, s)
 	fmt.Fprintln(stdout, "(RING and GLOBAL count takes from those queues, a task's resume after a read included;\n"+
 		" HANDOFFS: Ps given away, by Blocking (-blocking) or a Wait; RETAKES: Ps sysmon took, mostly from reads in\n"+
-		" Syscall past 20µs; Ms: worker goroutines made, one per P handed off while no M idled)")
+		" Syscall past 20µs; Ms: worker goroutines made, one per P handed off while no M idled; PARKS: Ms that gave\n"+
+		" the P back and slept, and in row \"no P\" Ms that slept holding none: new ones, or whose P was retaken or\n"+
+		" handed to a task back from a read; each column's \"all\" is the sum of the rows above it)")
 	if *promText {
 		fmt.Fprintln(stdout, "\ndemo: the Prometheus scrape (metrics/prom):")
 		if err := writeProm(stdout, e); err != nil {
@@ -360,9 +362,14 @@ func printProcTable(w io.Writer, s executor.Stats) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, p.Tasks, p.RunnextHits, p.RingGets,
 			p.GlobalGets+p.GlobalBatchTasks, p.Steals, p.Stolen, p.Handoffs, p.Retakes, p.Helped, p.Parks, p.SpinStarts)
 	}
+	var parks uint64
 	for i, p := range s.Procs {
 		line(strconv.Itoa(i), p)
+		parks += p.Parks
 	}
+	// Total.Parks also counts the parks of Ms that held no P (Stats): a
+	// row of their own, so that every column's "all" is the sum above it.
+	fmt.Fprintf(tw, "no P	-	-	-	-	-	-	-	-	-	%d	-	\n", s.Total.Parks-parks)
 	line("all", s.Total)
 	tw.Flush()
 }

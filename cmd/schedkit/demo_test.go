@@ -157,3 +157,43 @@ func TestDemoPromScrape(t *testing.T) {
 	assert.Contains(t, out, "# TYPE schedkit_p_tasks_total counter\n")
 	assert.Contains(t, out, "schedkit_procs 2\n")
 }
+
+// TestDemoTableColumnsSum: every column's "all" is the sum of the rows above
+// it, PARKS included: the parks of Ms that held no P have a row of their
+// own ("no P"), where before the total held them and no row did.
+func TestDemoTableColumnsSum(t *testing.T) {
+	_, out := demoDigest(t, "-files", "60", "-procs", "2", "-quiet", "-blocking")
+	var header []string
+	sums := map[string]uint64{}
+	noPParks := ""
+	for l := range strings.SplitSeq(out, "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) > 0 && f[0] == "P" && len(f) > 1 && f[1] == "TASKS":
+			header = f
+		case header == nil || len(f) == 0:
+		case f[0] == "all":
+			require.Len(t, f, len(header), l)
+			for i, col := range header[1:] {
+				assert.Equal(t, strconv.FormatUint(sums[col], 10), f[i+1], "column %s: all is not the sum of its rows\n%s", col, out)
+			}
+			require.NotEmpty(t, noPParks, "no row for the Ms that parked without a P:\n%s", out)
+			return
+		default:
+			name := f[0]
+			if name == "no" { // "no P"
+				f = f[1:]
+				noPParks = f[10]
+			}
+			require.Len(t, f, len(header), l)
+			for i, col := range header[1:] {
+				if f[i+1] != "-" {
+					n, err := strconv.ParseUint(f[i+1], 10, 64)
+					require.NoError(t, err, l)
+					sums[col] += n
+				}
+			}
+		}
+	}
+	t.Fatalf("no table with an all row:\n%s", out)
+}
