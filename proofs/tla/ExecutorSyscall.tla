@@ -55,9 +55,12 @@ CONSTANTS
 \*                             Wakep
 \*   HandToWaiterNoWake        handToWaiter gives the waiter the P and does
 \*                             not wake its note
+\*   SyscallAgeFromEarlierCall a new call is noted (seenCall) with the
+\*                             earlier call's time kept (seenCallWhen): its
+\*                             age is the earlier call's
 Mutants == {"none", "SyscallNeverRetaken", "SyscallExitIgnoresRetake",
             "SyscallRetakeWhenNothingWaits", "NoHandToWaiter",
-            "ExitTokenNoWake", "HandToWaiterNoWake"}
+            "ExitTokenNoWake", "HandToWaiterNoWake", "SyscallAgeFromEarlierCall"}
 
 ASSUME /\ NM \in Nat /\ NM >= 2 /\ NM <= 4
        /\ Mutant \in Mutants
@@ -90,6 +93,7 @@ VARIABLES
     ctick,    \* the P's syscalltick
     seen,     \* sysmon's seenCall
     age,      \* how long sysmon has seen the call seen (0, 1 threshold, 2 Slice)
+    cage,     \* history: how long sysmon has seen the current call itself (capped at 2)
     spc,      \* sysmon: "idle", "cas" (decided to retake), "hand" (took the P)
     sw,       \* the holder in the status word sysmon loaded
     started,  \* tasks that have started
@@ -98,7 +102,7 @@ VARIABLES
     idleRetake \* history: sysmon decided to retake before a Slice with nothing waiting
 
 vars == <<glob, lq, st, pidle, pend, made, pc, wp, cur, note, xw, tpc, ctick,
-          seen, age, spc, sw, started, done, maxBlk, idleRetake>>
+          seen, age, cage, spc, sw, started, done, maxBlk, idleRetake>>
 
 \* An M's places: "none" not made; "park" on the idle M list; "find"
 \* findRunnable (the P in pSched); "run" its task's body (pTask); "incall"
@@ -120,7 +124,7 @@ Init ==
     /\ cur = [m \in Ms |-> NoT]
     /\ note = [m \in Ms |-> FALSE] /\ xw = [m \in Ms |-> FALSE]
     /\ tpc = [t \in Tasks |-> 0]
-    /\ ctick = 0 /\ seen = 0 /\ age = 0 /\ spc = "idle" /\ sw = 0
+    /\ ctick = 0 /\ seen = 0 /\ age = 0 /\ cage = 0 /\ spc = "idle" /\ sw = 0
     /\ started = {} /\ done = {} /\ maxBlk = 0 /\ idleRetake = FALSE
 
 \* The calls blocked: in f, or back from f and not yet offered to a retake
@@ -194,7 +198,7 @@ FindRunnable(m) ==
        ELSE /\ st' = Idle /\ pidle' = TRUE
             /\ pc' = [pc EXCEPT ![m] = "park"] /\ wp' = [wp EXCEPT ![m] = FALSE]
             /\ UNCHANGED <<glob, lq, pend, made, cur, note, xw, started>>
-    /\ UNCHANGED <<tpc, ctick, seen, age, spc, sw, done, maxBlk, idleRetake>>
+    /\ UNCHANGED <<tpc, ctick, seen, age, cage, spc, sw, done, maxBlk, idleRetake>>
 
 (***************************************************************************)
 (* The task's body on M m. "spawn": Task.Go into the P's queue (the holder *)
@@ -209,13 +213,14 @@ Spawn(m) ==
     /\ pc[m] = "run" /\ Op(m) = "spawn" /\ st = Own(m, "task")
     /\ lq' = Append(lq, "Q") /\ Step(m)
     /\ UNCHANGED <<glob, st, pidle, pend, made, pc, wp, cur, note, xw, ctick,
-                   seen, age, spc, sw, started, done, maxBlk, idleRetake>>
+                   seen, age, cage, spc, sw, started, done, maxBlk, idleRetake>>
 
 Enter(m) ==
     /\ pc[m] = "run" /\ Op(m) = "call" /\ st = Own(m, "task")
     /\ ctick' = ctick + 1 /\ st' = Own(m, "syscall")
     /\ pc' = [pc EXCEPT ![m] = "incall"] /\ Step(m)
     /\ maxBlk' = IF Cardinality(Blocked) + 1 > maxBlk THEN Cardinality(Blocked) + 1 ELSE maxBlk
+    /\ cage' = 0
     /\ UNCHANGED <<glob, lq, pidle, pend, made, wp, cur, note, xw, seen, age,
                    spc, sw, started, done, idleRetake>>
 
@@ -223,7 +228,7 @@ End(m) ==
     /\ pc[m] = "run" /\ Op(m) = "end" /\ st = Own(m, "task")
     /\ st' = Own(m, "sched") /\ pc' = [pc EXCEPT ![m] = "find"]
     /\ done' = done \cup {cur[m]} /\ cur' = [cur EXCEPT ![m] = NoT] /\ Step(m)
-    /\ UNCHANGED <<glob, lq, pidle, pend, made, wp, note, xw, ctick, seen, age,
+    /\ UNCHANGED <<glob, lq, pidle, pend, made, wp, note, xw, ctick, seen, age, cage,
                    spc, sw, started, maxBlk, idleRetake>>
 
 (***************************************************************************)
@@ -242,7 +247,7 @@ Ret(m) ==
          ELSE /\ pc' = [pc EXCEPT ![m] = "x0acq"] /\ wp' = [wp EXCEPT ![m] = FALSE]
               /\ UNCHANGED st
     /\ UNCHANGED <<glob, lq, pidle, pend, made, cur, note, xw, tpc, ctick, seen,
-                   age, spc, sw, started, done, maxBlk, idleRetake>>
+                   age, cage, spc, sw, started, done, maxBlk, idleRetake>>
 
 \* exitsyscall0: AcquireP (an idle P: takeP and startSlice, pTask), else
 \* exitWait = 1, the exitToken at the global queue's tail, Wakep, and the
@@ -253,27 +258,27 @@ X0Acq(m) ==
          THEN /\ pidle' = FALSE /\ st' = Own(m, "task")
               /\ pc' = [pc EXCEPT ![m] = "run"] /\ wp' = [wp EXCEPT ![m] = TRUE]
          ELSE /\ pc' = [pc EXCEPT ![m] = "x0w"] /\ UNCHANGED <<pidle, st, wp>>
-    /\ UNCHANGED <<glob, lq, pend, made, cur, note, xw, tpc, ctick, seen, age,
+    /\ UNCHANGED <<glob, lq, pend, made, cur, note, xw, tpc, ctick, seen, age, cage,
                    spc, sw, started, done, maxBlk, idleRetake>>
 
 X0W(m) ==
     /\ pc[m] = "x0w"
     /\ xw' = [xw EXCEPT ![m] = TRUE] /\ pc' = [pc EXCEPT ![m] = "x0put"]
     /\ UNCHANGED <<glob, lq, st, pidle, pend, made, wp, cur, note, tpc, ctick,
-                   seen, age, spc, sw, started, done, maxBlk, idleRetake>>
+                   seen, age, cage, spc, sw, started, done, maxBlk, idleRetake>>
 
 X0Put(m) ==
     /\ pc[m] = "x0put"
     /\ glob' = Append(glob, Tok(m)) /\ pc' = [pc EXCEPT ![m] = "x0wake"]
     /\ UNCHANGED <<lq, st, pidle, pend, made, wp, cur, note, xw, tpc, ctick,
-                   seen, age, spc, sw, started, done, maxBlk, idleRetake>>
+                   seen, age, cage, spc, sw, started, done, maxBlk, idleRetake>>
 
 X0Wake(m) ==
     /\ pc[m] = "x0wake"
     /\ IF Mutant = "ExitTokenNoWake"
          THEN /\ pc' = [pc EXCEPT ![m] = "x0park"] /\ UNCHANGED <<pidle, st, pend, made, wp>>
          ELSE Wakep([pc EXCEPT ![m] = "x0park"], wp)
-    /\ UNCHANGED <<glob, lq, cur, note, xw, tpc, ctick, seen, age, spc, sw,
+    /\ UNCHANGED <<glob, lq, cur, note, xw, tpc, ctick, seen, age, cage, spc, sw,
                    started, done, maxBlk, idleRetake>>
 
 X0Park(m) ==
@@ -281,7 +286,7 @@ X0Park(m) ==
     /\ note' = [note EXCEPT ![m] = FALSE]
     /\ st' = Own(m, "task") /\ pc' = [pc EXCEPT ![m] = "run"]
     /\ UNCHANGED <<glob, lq, pidle, pend, made, wp, cur, xw, tpc, ctick, seen,
-                   age, spc, sw, started, done, maxBlk, idleRetake>>
+                   age, cage, spc, sw, started, done, maxBlk, idleRetake>>
 
 \* exitP after a resume: an idle P, a waiting handoff, else park.
 ExitP(m) ==
@@ -291,7 +296,7 @@ ExitP(m) ==
               /\ pc' = [pc EXCEPT ![m] = "find"] /\ wp' = [wp EXCEPT ![m] = TRUE]
               /\ UNCHANGED pend
          ELSE StopM(m, pc, wp) /\ UNCHANGED pidle
-    /\ UNCHANGED <<glob, lq, made, cur, note, xw, tpc, ctick, seen, age, spc,
+    /\ UNCHANGED <<glob, lq, made, cur, note, xw, tpc, ctick, seen, age, cage, spc,
                    sw, started, done, maxBlk, idleRetake>>
 
 (***************************************************************************)
@@ -300,17 +305,19 @@ ExitP(m) ==
 \* waitsFor: work in the P's queue, or anywhere with no P idle.
 WaitsFor == lq # <<>> \/ (~pidle /\ glob # <<>>)
 
-\* A new call (syscalltick moved): noted, not yet retaken.
+\* A new call (syscalltick moved): noted (seenCall, seenCallWhen), not yet
+\* retaken. SyscallAgeFromEarlierCall notes the tick and keeps the earlier
+\* call's time: the new call starts as old as the earlier one was.
 SysNote ==
     /\ spc = "idle" /\ st.s = "syscall" /\ ctick # seen
-    /\ seen' = ctick /\ age' = 0
-    /\ UNCHANGED <<glob, lq, st, pidle, pend, made, pc, wp, cur, note, xw, tpc,
+    /\ seen' = ctick /\ age' = IF Mutant = "SyscallAgeFromEarlierCall" THEN age ELSE 0
+    /\ UNCHANGED <<cage, glob, lq, st, pidle, pend, made, pc, wp, cur, note, xw, tpc,
                    ctick, spc, sw, started, done, maxBlk, idleRetake>>
 
 \* Time passes: a later round finds the same call older.
 SysAge ==
     /\ spc = "idle" /\ st.s = "syscall" /\ ctick = seen /\ age < 2
-    /\ age' = age + 1
+    /\ age' = age + 1 /\ cage' = IF cage < 2 THEN cage + 1 ELSE 2
     /\ UNCHANGED <<glob, lq, st, pidle, pend, made, pc, wp, cur, note, xw, tpc,
                    ctick, seen, spc, sw, started, done, maxBlk, idleRetake>>
 
@@ -323,7 +330,7 @@ SysLook ==
     /\ spc' = "cas" /\ sw' = st.m
     /\ idleRetake' = (idleRetake \/ (age < 2 /\ ~WaitsFor))
     /\ UNCHANGED <<glob, lq, st, pidle, pend, made, pc, wp, cur, note, xw, tpc,
-                   ctick, seen, age, started, done, maxBlk>>
+                   ctick, seen, age, cage, started, done, maxBlk>>
 
 \* retake: the CAS of the word it loaded to pIdle (a new call since in the
 \* same M's name passes it too: the CAS cannot tell).
@@ -333,7 +340,7 @@ SysCAS ==
          THEN st' = Idle /\ spc' = "hand"
          ELSE spc' = "idle" /\ UNCHANGED st
     /\ UNCHANGED <<glob, lq, pidle, pend, made, pc, wp, cur, note, xw, tpc,
-                   ctick, seen, age, sw, started, done, maxBlk, idleRetake>>
+                   ctick, seen, age, cage, sw, started, done, maxBlk, idleRetake>>
 
 \* handToWaiter: a task back from a call waits for a P (exitWait 1 -> 0
 \* under e.mu): the P in its name, its note woken. Else HandoffP: with one
@@ -350,7 +357,7 @@ SysHand ==
               /\ UNCHANGED <<pc, pend, made>>
          ELSE /\ StartM(pc, wp) /\ UNCHANGED <<xw, note>>
     /\ spc' = "idle"
-    /\ UNCHANGED <<glob, lq, pidle, cur, tpc, ctick, seen, age, sw, started,
+    /\ UNCHANGED <<glob, lq, pidle, cur, tpc, ctick, seen, age, cage, sw, started,
                    done, maxBlk, idleRetake>>
 
 Sysmon == SysNote \/ SysAge \/ SysLook \/ SysCAS \/ SysHand
@@ -379,6 +386,7 @@ TypeOK ==
     /\ cur \in [Ms -> Tasks \cup {NoT}]
     /\ note \in [Ms -> BOOLEAN] /\ xw \in [Ms -> BOOLEAN]
     /\ tpc \in [Tasks -> 0..3] /\ ctick \in 0..2 /\ seen \in 0..2 /\ age \in 0..2
+    /\ cage \in 0..2
     /\ spc \in {"idle", "cas", "hand"} /\ sw \in 0..NM
     /\ started \subseteq Tasks /\ done \subseteq Tasks /\ maxBlk \in 0..NM
     /\ idleRetake \in BOOLEAN
@@ -411,6 +419,16 @@ NoLostWakeup ==
 \* sysmon retakes a P in pSyscall before a Slice only while work waits for
 \* it: a call alone makes no handoff and no M.
 RetakeOnlyWhileWorkWaits == ~idleRetake
+
+\* RetakeAtOwnAge: sysmon decides to retake a call's P (its loads pass, on
+\* to retake's CAS) only once that call itself has lasted the threshold:
+\* the age it acts on is the call's own, counted from the round that noted
+\* its syscalltick, never an earlier call's. It mirrors retakeSyscall
+\* (executor/syscall.go: a new syscalltick resets seenCall and
+\* seenCallWhen, and the threshold is measured from seenCallWhen). (Go's
+\* retakeSyscall also retakes a just-noted call when the task's slice
+\* overran before the call, the overrun argument; this spec has no slice.)
+RetakeAtOwnAge == [][spc = "idle" /\ spc' = "cas" => cage >= 1]_vars
 
 \* Ms made: at most Procs plus the most calls blocked at once (a task back
 \* from a retaken call pins its M, and the next retake of a call's P goes
