@@ -22,8 +22,8 @@ import (
 // execution makes has a fresh id.
 type item struct{ id int }
 
-// sentinel (id -1) only ever sits in a caller's buffer: a Drain's dst or
-// a reused spill, which the call must append to and keep.
+// sentinel (id -1) only ever sits in a caller's buffer, a Drain's dst,
+// which the call must append to and keep.
 var sentinel = &item{id: -1}
 
 // pastSentinel checks that got, what a call returned for a buffer of

@@ -63,7 +63,7 @@ func (w rnReal) StealHalf(dst rnQueue, stealNext bool) *item {
 // The operations of a FuzzRunnext program. Actor i owns queue i; as a thief
 // it steals from another queue into queue i.
 const (
-	rnOpPutNext   = iota // arg 0: spill nil; 1: spill a reused buffer holding the sentinel
+	rnOpPutNext   = iota // arg 0: spill nil; 1: spill an empty reused buffer
 	rnOpPut              // the same
 	rnOpPutBatch         // arg: batch length, 0..300
 	rnOpGet              //
@@ -227,10 +227,9 @@ func (m *rnRun) finish() error {
 // put runs PutNext (next) or Put on queue i and checks the spill.
 func (m *rnRun) put(i int, next, reuse bool) error {
 	t := m.newItem(true)
-	var spill []*item
+	var spill []*item // nil, or a reused buffer: the result is the batch alone
 	if reuse {
-		spill = make([]*item, 1, 1+lfq.OverflowLen)
-		spill[0] = sentinel
+		spill = make([]*item, 0, lfq.OverflowLen)
 	}
 	var got []*item
 	var batch []*item
@@ -250,12 +249,8 @@ func (m *rnRun) put(i int, next, reuse bool) error {
 		batch = m.ringPut(i, t)
 		m.seen["Put"]++
 	}
-	got, err := pastSentinel(got, reuse, fmt.Sprintf("%s on queue %d", name, i), "spill")
-	if err != nil {
-		return err
-	}
-	if !reuse && batch == nil && got != nil {
-		return fmt.Errorf("%s(%d) on queue %d with a nil spill and no overflow returned %s", name, t.id, i, ids(got))
+	if batch == nil && got != nil {
+		return fmt.Errorf("%s(%d) on queue %d with no overflow returned %s, not nil", name, t.id, i, ids(got))
 	}
 	return m.consume(got, batch, name+" overflow", i)
 }

@@ -18,12 +18,12 @@ type (
 	Ring8[T any] = RingN[T, [8]atomicx.Pointer[T]]
 )
 
-func (r *RingN[T, A]) Put(t *T, spill []*T) []*T { return r.q.put(t, spill) }
-func (r *RingN[T, A]) PutBatch(ts []*T) int      { return r.q.putBatch(ts) }
-func (r *RingN[T, A]) Get() *T                   { return r.q.get() }
-func (r *RingN[T, A]) Drain(dst []*T) []*T       { return r.q.drain(dst) }
-func (r *RingN[T, A]) Len() int                  { return r.q.length() }
-func (r *RingN[T, A]) Size() int                 { return int(r.q.size()) }
+func (r *RingN[T, A]) Put(t *T, buf []*T) []*T { return r.q.put(t, buf) }
+func (r *RingN[T, A]) PutBatch(ts []*T) int    { return r.q.putBatch(ts) }
+func (r *RingN[T, A]) Get() *T                 { return r.q.get() }
+func (r *RingN[T, A]) Drain(dst []*T) []*T     { return r.q.drain(dst) }
+func (r *RingN[T, A]) Len() int                { return r.q.length() }
+func (r *RingN[T, A]) Size() int               { return int(r.q.size()) }
 
 func (r *RingN[T, A]) StealHalf(dst *RingN[T, A]) *T {
 	if dst == nil {

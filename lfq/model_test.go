@@ -63,6 +63,22 @@ func (w overflowDropsNewRing) Put(t *int, spill []*int) []*int {
 	return out
 }
 
+// returnsBufferRing is a broken variant of the spill idiom: a put with room
+// hands back the buffer it was given (as Put did before it returned nil), so
+// that "over != nil" counts every put with a reused buffer as an overflow.
+type returnsBufferRing struct{ *realRingUT }
+
+func newReturnsBufferRing() ringUnderTest {
+	return returnsBufferRing{&realRingUT{r: new(lfq.Ring[int])}}
+}
+
+func (w returnsBufferRing) Put(t *int, spill []*int) []*int {
+	if out := w.r.Put(t, spill); out != nil {
+		return out
+	}
+	return spill
+}
+
 // stealsOneTooManyRing is a seeded mutant: StealHalf takes one item more than
 // half (rounded up) whenever the victim has one left.
 type stealsOneTooManyRing struct{ *realRingUT }
@@ -104,7 +120,7 @@ func itemID(p *int) int {
 // ringModelStats counts how often the state machine reached the interesting
 // paths, over all test cases of one run.
 type ringModelStats struct {
-	cases, overflows, prefixedOverflows, fullPutBatches, steals, stealPanics, wrapped int
+	cases, overflows, reusedOverflows, refusedBuffers, fullPutBatches, steals, stealPanics, wrapped int
 }
 
 // ringModel is the state machine: a few real rings and, for each, the
@@ -157,45 +173,56 @@ func (m *ringModel) checkAll(t *rapid.T, after string) {
 	}
 }
 
-// put does one Put on ring i with the given spill buffer and checks the
-// result against the model: spill unchanged when there was room, else spill
-// followed by the model's oldest Size/2 items and t.
-func (m *ringModel) put(t *rapid.T, i int, item *int, spill []*int) []*int {
+// put does one Put on ring i with the given buffer and checks the result
+// against the model: nil when there was room, else exactly the model's
+// oldest Size/2 items and t, in buf's array when it had the capacity. A
+// buffer holding items must panic and put nothing.
+func (m *ringModel) put(t *rapid.T, i int, item *int, buf []*int) []*int {
 	t.Helper()
-	prefix := slices.Clone(spill)
-	out := m.rings[i].Put(item, spill)
 	model := m.models[i]
+	if len(buf) != 0 {
+		m.stats.refusedBuffers++
+		proptest.ExpectPanic(t, "Put with a buffer holding items", "buffer holding items",
+			func() { m.rings[i].Put(item, buf) })
+		m.checkRing(t, i, "Put with a buffer holding items")
+		return buf[:0]
+	}
+	out := m.rings[i].Put(item, buf)
 	if len(model) < lfq.Size {
-		if len(out) != len(spill) || !slices.Equal(out, prefix) {
-			t.Fatalf("Put(%d) on ring %d holding %d: returned %v, want the spill %v unchanged",
-				*item, i, len(model), itemIDs(out), itemIDs(prefix))
-		}
-		if spill == nil && out != nil {
-			t.Fatalf("Put(%d) with a nil spill and room in ring %d returned non-nil %v", *item, i, itemIDs(out))
+		if out != nil {
+			t.Fatalf("Put(%d) on ring %d holding %d: returned %v (len %d, cap %d), want nil: nothing spilled",
+				*item, i, len(model), itemIDs(out), len(out), cap(out))
 		}
 		m.models[i] = append(model, item)
-		return out
+		return buf
 	}
 	m.stats.overflows++
-	if len(prefix) > 0 {
-		m.stats.prefixedOverflows++
-	}
-	want := slices.Concat(prefix, model[:lfq.Size/2], []*int{item})
+	want := slices.Concat(model[:lfq.Size/2], []*int{item})
 	if !slices.Equal(out, want) {
-		t.Fatalf("Put(%d) overflow batch of full ring %d: got %v, want %v (spill prefix %d, then oldest %d, then the new item)",
-			*item, i, itemIDs(out), itemIDs(want), len(prefix), lfq.Size/2)
+		t.Fatalf("Put(%d) overflow batch of full ring %d: got %v, want %v (the oldest %d, then the new item)",
+			*item, i, itemIDs(out), itemIDs(want), lfq.Size/2)
 	}
-	if len(out)-len(prefix) != lfq.OverflowLen {
-		t.Fatalf("Put overflow batch has %d items, want OverflowLen = %d", len(out)-len(prefix), lfq.OverflowLen)
+	if cap(buf) >= lfq.OverflowLen {
+		m.stats.reusedOverflows++
+		if &out[0] != &buf[:1][0] {
+			t.Fatalf("Put(%d) overflow into a buffer of capacity %d: the batch is in a new array", *item, cap(buf))
+		}
 	}
 	m.models[i] = slices.Clone(model[lfq.Size/2:])
 	return out
 }
 
+// keep makes an overflow batch the reused buffer, as a caller does.
+func (m *ringModel) keep(out []*int) {
+	if cap(out) > cap(m.spill) {
+		m.spill = out[:0]
+	}
+}
+
 func (m *ringModel) actions() map[string]func(*rapid.T) {
 	return map[string]func(*rapid.T){
 		// One Put: spill is nil, the reused empty buffer, or a buffer that
-		// already holds items (the batch must go after them).
+		// already holds items (a misuse: it must panic and put nothing).
 		"Put": func(t *rapid.T) {
 			i := m.drawRing(t, "ring")
 			var spill []*int
@@ -205,26 +232,27 @@ func (m *ringModel) actions() map[string]func(*rapid.T) {
 			case 2:
 				spill = append(m.spill[:0], m.newItems(rapid.IntRange(1, 3).Draw(t, "prefix"))...)
 			}
-			out := m.put(t, i, m.newItem(), spill)
-			if cap(out) > cap(m.spill) {
-				m.spill = out[:0]
-			}
+			m.keep(m.put(t, i, m.newItem(), spill))
 		},
 		// Many Puts in a row with the reused buffer.
 		"PutMany": func(t *rapid.T) {
 			i := m.drawRing(t, "ring")
 			for range rapid.IntRange(1, 300).Draw(t, "k") {
-				m.spill = m.put(t, i, m.newItem(), m.spill[:0])
+				m.keep(m.put(t, i, m.newItem(), m.spill[:0]))
 			}
 		},
 		// Puts until the ring has overflowed, then a few more, each with
-		// the reused buffer holding the same 0 to 3 items already.
+		// nil or the reused buffer.
 		"FillAndOverflow": func(t *rapid.T) {
 			i := m.drawRing(t, "ring")
-			prefix := m.newItems(rapid.IntRange(0, 3).Draw(t, "prefix"))
+			reuse := rapid.Bool().Draw(t, "reuse")
 			k := lfq.Size - len(m.models[i]) + rapid.IntRange(1, 140).Draw(t, "extra")
 			for range k {
-				m.spill = m.put(t, i, m.newItem(), append(m.spill[:0], prefix...))
+				var buf []*int
+				if reuse {
+					buf = m.spill[:0]
+				}
+				m.keep(m.put(t, i, m.newItem(), buf))
 			}
 		},
 		"PutNil": func(t *rapid.T) {
@@ -379,11 +407,11 @@ func TestRingModel(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		checkRingModel(t, newRealRingUT, &stats)
 	})
-	t.Logf("ring model coverage: %d overflows (%d into a non-empty spill), %d PutBatch hitting a full ring, %d steals, %d steal-precondition panics, %d rings whose indices wrapped",
-		stats.overflows, stats.prefixedOverflows, stats.fullPutBatches, stats.steals, stats.stealPanics, stats.wrapped)
+	t.Logf("ring model coverage: %d overflows (%d into a reused buffer), %d buffers holding items refused, %d PutBatch hitting a full ring, %d steals, %d steal-precondition panics, %d rings whose indices wrapped",
+		stats.overflows, stats.reusedOverflows, stats.refusedBuffers, stats.fullPutBatches, stats.steals, stats.stealPanics, stats.wrapped)
 	// With the default 100 cases each of these paths is reached dozens of
 	// times; -short runs too few cases to insist.
-	if !testing.Short() && (stats.overflows == 0 || stats.prefixedOverflows == 0 || stats.steals == 0 || stats.stealPanics == 0 || stats.wrapped == 0) {
+	if !testing.Short() && (stats.overflows == 0 || stats.reusedOverflows == 0 || stats.refusedBuffers == 0 || stats.steals == 0 || stats.stealPanics == 0 || stats.wrapped == 0) {
 		t.Errorf("the state machine missed a path: %+v", stats)
 	}
 	t.Logf("lfq model: %d checks passed", stats.cases)
@@ -399,6 +427,7 @@ func TestRingModelCatchesMutants(t *testing.T) {
 	}{
 		{"overflow batch drops the new item", newOverflowDropsNewRing, "overflow batch"},
 		{"StealHalf takes one too many", newStealsOneTooManyRing, "StealHalf"},
+		{"a put with room returns the buffer", newReturnsBufferRing, "want nil: nothing spilled"},
 	}
 	for _, mu := range mutants {
 		t.Run(mu.name, func(t *testing.T) {

@@ -46,10 +46,14 @@ func (r *ring[T, A]) size() uint32 {
 
 func (r *ring[T, A]) slot(i uint32) *atomicx.Pointer[T] { return &r.slots[i%r.size()] }
 
-// put is Ring.Put (runqput, runqputslow).
-func (r *ring[T, A]) put(t *T, spill []*T) []*T {
+// put is Ring.Put (runqput, runqputslow): nil when t went into the ring,
+// else the overflow batch, in buf's array when it has the room.
+func (r *ring[T, A]) put(t *T, buf []*T) []*T {
 	if t == nil {
 		panic("lfq: Ring.Put called with a nil item")
+	}
+	if len(buf) != 0 {
+		panic("lfq: Ring.Put called with a buffer holding items (pass nil or buf[:0]: the result is only the overflow batch)")
 	}
 	r.guard.enter(callPut)
 	for {
@@ -62,9 +66,9 @@ func (r *ring[T, A]) put(t *T, spill []*T) []*T {
 			r.slot(tl).Store(t)
 			r.tail.Store(tl + 1) // publish only after the slot holds t
 			r.guard.exit()
-			return spill
+			return nil
 		}
-		if out, ok := r.overflow(t, h, tl, spill); ok {
+		if out, ok := r.overflow(t, h, tl, buf); ok {
 			r.guard.exit()
 			return out
 		}
@@ -259,18 +263,53 @@ type Ring[T any] struct {
 	q ring[T, [Size]atomicx.Pointer[T]]
 }
 
-// Put appends t at the tail. Owner only.
+// Put appends t at the tail and returns nil. Owner only.
 //
 // When the ring is full, Put instead takes the older half of the ring
-// (Size/2 items, oldest first) and t as one batch of OverflowLen items,
-// appends the batch to spill and returns it: the caller now holds those
-// items and must hand them on (the global run queue takes them in one lock).
-// Otherwise Put returns spill unchanged, so with spill == nil the result is
-// nil exactly when t went into the ring. Passing a reused buffer, as in
-// spill = r.Put(t, spill[:0]), makes overflow allocation-free.
+// (Size/2 items, oldest first) and t out as one batch of OverflowLen items
+// and returns it: the caller now holds those items and must hand them on
+// (the global run queue takes them in one lock). The result is non-nil
+// exactly when this happened, and an ignored result loses the batch:
+// PutOverflow, which takes the batch's destination, is the call that cannot
+// lose it.
 //
-// Put panics if t is nil. It mirrors runqput and, when full, runqputslow.
-func (r *Ring[T]) Put(t *T, spill []*T) []*T { return r.q.put(t, spill) }
+// buf only lends storage for the batch: pass nil, or an earlier batch
+// resliced to buf[:0] to overflow without allocating:
+//
+//	if over := r.Put(t, buf[:0]); over != nil {
+//		global.PutBatch(over)
+//		buf = over
+//	}
+//
+// Put panics if t is nil, and if buf holds items (len(buf) != 0), since the
+// result would not be the batch alone. It mirrors runqput and, when full,
+// runqputslow.
+func (r *Ring[T]) Put(t *T, buf []*T) []*T { return r.q.put(t, buf) }
+
+// Overflow is where a full ring's batch goes: a global run queue.
+// *globalq.Queue[T] satisfies it. PutBatch must take every item of the
+// batch (it may not refuse any) and must not keep the slice.
+type Overflow[T any] interface {
+	PutBatch(batch []*T)
+}
+
+// PutOverflow appends t at the tail; when the ring is full it moves the
+// older half of the ring and t to dst in one PutBatch, as Put's batch. It
+// is Put for callers that have somewhere to send the overflow, and the
+// simplest correct use of a ring: nothing to check, nothing lost. Owner
+// only. It allocates the batch (OverflowLen pointers) on each overflow,
+// once in Size/2 puts at most; Put with a reused buffer does not.
+//
+// PutOverflow panics, having put nothing, if t or dst is nil. It mirrors
+// runqput and runqputslow with the globrunqputbatch they end in.
+func (r *Ring[T]) PutOverflow(t *T, dst Overflow[T]) {
+	if dst == nil {
+		panic("lfq: Ring.PutOverflow called with a nil destination")
+	}
+	if over := r.q.put(t, nil); over != nil {
+		dst.PutBatch(over)
+	}
+}
 
 // PutBatch appends as many items of ts as fit, in order, and publishes them
 // with one store of the tail. It returns how many it put: the caller keeps

@@ -2,12 +2,14 @@ package lfq_test
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/globalq"
 	"github.com/schedkit/schedkit/internal/linearize"
 	"github.com/schedkit/schedkit/lfq"
 )
@@ -119,23 +121,91 @@ func TestOverflowHandsBackOlderHalfPlusNewItem(t *testing.T) {
 	assert.Equal(t, seq(lfq.Size/2, lfq.Size/2), vals(r.Drain(nil)), "the newer half stays, in order")
 }
 
-func TestOverflowAppendsToAReusedSpillWithoutAllocating(t *testing.T) {
+func TestOverflowReusesTheBufferWithoutAllocating(t *testing.T) {
 	var r lfq.Ring[int]
-	sentinel := items(-5, 1)
-	spill := make([]*int, 0, 2*lfq.OverflowLen)
-	spill = append(spill, sentinel...)
-
-	r.PutBatch(items(0, lfq.Size))
-	out := r.Put(items(999, 1)[0], spill)
-	require.Len(t, out, 1+lfq.OverflowLen, "appends after what spill held")
-	assert.Same(t, sentinel[0], out[0])
-	assert.Same(t, &spill[0], &out[0], "no new backing array while capacity suffices")
-
-	// 1000 puts into a full ring: every 129th overflows, into the reused buffer.
-	it := items(0, 1)[0]
 	buf := make([]*int, 0, lfq.OverflowLen)
-	allocs := testing.AllocsPerRun(1000, func() { buf = r.Put(it, buf[:0]) })
+	r.PutBatch(items(0, lfq.Size))
+	out := r.Put(items(999, 1)[0], buf)
+	require.Len(t, out, lfq.OverflowLen, "the batch alone")
+	assert.Same(t, &buf[:1][0], &out[0], "in the buffer's array")
+
+	// 1000 puts into a full ring: every 129th overflows, into the reused
+	// buffer, with the idiom of Put's doc.
+	it := items(0, 1)[0]
+	overflows := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		if over := r.Put(it, buf[:0]); over != nil {
+			overflows++
+			buf = over
+		}
+	})
 	assert.Zero(t, allocs)
+	assert.Positive(t, overflows)
+}
+
+// The spill idiom: with a reused buffer, a put with room returns nil (not
+// the empty buffer), so "over != nil" counts overflows and nothing else.
+func TestPutReturnsNilUnlessItSpilled(t *testing.T) {
+	var r lfq.Ring[int]
+	buf := make([]*int, 0, lfq.OverflowLen)
+	overflows, spilled := 0, 0
+	for i, it := range items(0, 1000) {
+		over := r.Put(it, buf[:0])
+		if over == nil {
+			continue
+		}
+		overflows++
+		spilled += len(over)
+		require.Len(t, over, lfq.OverflowLen, "put %d", i)
+	}
+	// 256 fit, then every 129th put overflows: 129 items each time.
+	assert.Equal(t, (1000-lfq.Size)/(lfq.Size/2+1)+1, overflows)
+	assert.Equal(t, 1000, spilled+r.Len(), "every item is in the ring or a batch")
+}
+
+func TestPutRefusesABufferHoldingItems(t *testing.T) {
+	var r lfq.Ring[int]
+	held := items(-1, 1)
+	assert.PanicsWithValue(t,
+		"lfq: Ring.Put called with a buffer holding items (pass nil or buf[:0]: the result is only the overflow batch)",
+		func() { r.Put(items(0, 1)[0], held) })
+	assert.Zero(t, r.Len(), "a refused put puts nothing")
+}
+
+// batchSink is an Overflow destination that records its batches.
+type batchSink struct{ batches [][]*int }
+
+func (s *batchSink) PutBatch(b []*int) { s.batches = append(s.batches, slices.Clone(b)) }
+
+func TestPutOverflowHandsTheBatchToTheDestination(t *testing.T) {
+	var r lfq.Ring[int]
+	var sink batchSink
+	all := items(0, lfq.Size+1)
+	for _, it := range all {
+		r.PutOverflow(it, &sink)
+	}
+	require.Len(t, sink.batches, 1, "one overflow, at the 257th put")
+	assert.Equal(t, append(seq(0, lfq.Size/2), lfq.Size), vals(sink.batches[0]), "the older half, then the new item")
+	assert.Equal(t, seq(lfq.Size/2, lfq.Size/2), vals(r.Drain(nil)))
+
+	assert.PanicsWithValue(t, "lfq: Ring.PutOverflow called with a nil destination",
+		func() { r.PutOverflow(all[0], nil) })
+	assert.Zero(t, r.Len(), "a refused put puts nothing")
+	allocs := testing.AllocsPerRun(100, func() {
+		r.PutOverflow(all[0], &sink)
+		r.Get()
+	})
+	assert.Zero(t, allocs, "no allocation while the ring has room")
+}
+
+func TestPutOverflowIntoAGlobalQueue(t *testing.T) {
+	var r lfq.Ring[int]
+	var global globalq.Queue[int]
+	for _, it := range items(0, 1000) {
+		r.PutOverflow(it, &global)
+	}
+	assert.Equal(t, 1000, r.Len()+global.Len())
+	assert.Equal(t, 0, *global.Get(), "the oldest items went to the global queue first")
 }
 
 func TestPutGetDoNotAllocate(t *testing.T) {

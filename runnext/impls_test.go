@@ -94,6 +94,7 @@ const (
 	bugFIFONext                  // PutNext keeps the old runnext task and queues the new one
 	bugDropDisplaced             // PutNext drops the task it displaces
 	bugRingFirst                 // Get takes from the ring before the runnext slot
+	bugReturnsBuffer             // a PutNext with nothing to spill returns its buffer, not nil
 )
 
 // composedQ is the queue a user might assemble from the exported parts, a
@@ -116,12 +117,16 @@ func newComposedQ(bug composedBug) newQueueFunc {
 }
 
 func (q composedQ) PutNext(t *int, spill []*int) []*int {
+	refuseHeld(spill)
 	if q.bug == bugFIFONext && !q.slot.Empty() {
 		return q.ring.Put(t, spill)
 	}
 	old := q.slot.Put(t)
-	if old == nil || q.bug == bugDropDisplaced {
+	if q.bug == bugReturnsBuffer && old == nil {
 		return spill
+	}
+	if old == nil || q.bug == bugDropDisplaced {
+		return nil
 	}
 	return q.ring.Put(old, spill)
 }
@@ -193,10 +198,19 @@ func newRacyQ(time.Duration) queueUT {
 }
 
 func (q racyQ) PutNext(t *int, spill []*int) []*int {
+	refuseHeld(spill)
 	if old := q.next.Swap(t); old != nil {
 		return q.ring.Put(old, spill)
 	}
-	return spill
+	return nil
+}
+
+// refuseHeld is Queue.PutNext's check of its buffer, for the variants whose
+// PutNext may not reach lfq.Ring.Put's.
+func refuseHeld(spill []*int) {
+	if len(spill) != 0 {
+		panic("PutNext called with a buffer holding items")
+	}
 }
 
 func (q racyQ) Get() (*int, bool) {

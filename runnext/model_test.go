@@ -111,21 +111,18 @@ func (m *queueModel) ringPut(i int, item *int) []*int {
 	return batch
 }
 
-// expectSpill checks what a put returned: the spill it was given, then the
-// model's overflow batch (if any).
-func expectSpill(t *rapid.T, what string, out, prefix, batch []*int, nilSpill bool) {
+// expectSpill checks what a put returned: exactly the model's overflow
+// batch, nil when nothing overflowed (also with a reused buffer).
+func expectSpill(t *rapid.T, what string, out, batch []*int) {
 	t.Helper()
-	want := slices.Concat(prefix, batch)
-	if !slices.Equal(out, want) {
-		t.Fatalf("%s: returned %v, want %v (the spill given, then the overflow batch)", what, ids(out), ids(want))
-	}
-	if nilSpill && batch == nil && out != nil {
-		t.Fatalf("%s with a nil spill and no overflow returned non-nil %v", what, ids(out))
+	if !slices.Equal(out, batch) || (batch == nil) != (out == nil) {
+		t.Fatalf("%s: returned %v (nil: %v), want %v (nil: %v): the overflow batch, nil when nothing spilled",
+			what, ids(out), out == nil, ids(batch), batch == nil)
 	}
 }
 
-// drawSpill draws the spill for a put: nil, the reused empty buffer, or a
-// buffer already holding items.
+// drawSpill draws the buffer for a put: nil, the reused empty buffer, or a
+// buffer already holding items (a misuse: the put must panic, put nothing).
 func (m *queueModel) drawSpill(t *rapid.T) []*int {
 	switch rapid.IntRange(0, 2).Draw(t, "spill") {
 	case 1:
@@ -142,9 +139,20 @@ func (m *queueModel) keepSpill(out []*int) {
 	}
 }
 
+// refused checks that a put given a buffer holding items panics and leaves
+// queue i as it was.
+func (m *queueModel) refused(t *rapid.T, what string, i int, put func()) {
+	t.Helper()
+	proptest.ExpectPanic(t, what+" with a buffer holding items", "buffer holding items", put)
+	m.check(t, i, what+" with a buffer holding items")
+}
+
 func (m *queueModel) putNext(t *rapid.T, i int, item *int, spill []*int) []*int {
 	t.Helper()
-	prefix := slices.Clone(spill)
+	if len(spill) != 0 {
+		m.refused(t, "PutNext", i, func() { m.qs[i].PutNext(item, spill) })
+		return nil
+	}
 	out := m.qs[i].PutNext(item, spill)
 	var batch []*int
 	if old := m.next[i]; old != nil {
@@ -152,16 +160,19 @@ func (m *queueModel) putNext(t *rapid.T, i int, item *int, spill []*int) []*int 
 		batch = m.ringPut(i, old)
 	}
 	m.next[i] = item
-	expectSpill(t, fmt.Sprintf("PutNext(%d) on queue %d", *item, i), out, prefix, batch, spill == nil)
+	expectSpill(t, fmt.Sprintf("PutNext(%d) on queue %d", *item, i), out, batch)
 	return out
 }
 
 func (m *queueModel) put(t *rapid.T, i int, item *int, spill []*int) []*int {
 	t.Helper()
-	prefix := slices.Clone(spill)
+	if len(spill) != 0 {
+		m.refused(t, "Put", i, func() { m.qs[i].Put(item, spill) })
+		return nil
+	}
 	out := m.qs[i].Put(item, spill)
 	batch := m.ringPut(i, item)
-	expectSpill(t, fmt.Sprintf("Put(%d) on queue %d", *item, i), out, prefix, batch, spill == nil)
+	expectSpill(t, fmt.Sprintf("Put(%d) on queue %d", *item, i), out, batch)
 	return out
 }
 
@@ -243,9 +254,9 @@ func (m *queueModel) actions() map[string]func(*rapid.T) {
 			next := rapid.Bool().Draw(t, "withPutNext")
 			for n := range k {
 				if next && n%3 == 0 {
-					m.spill = m.putNext(t, i, m.newItem(), m.spill[:0])
+					m.keepSpill(m.putNext(t, i, m.newItem(), m.spill[:0]))
 				} else {
-					m.spill = m.put(t, i, m.newItem(), m.spill[:0])
+					m.keepSpill(m.put(t, i, m.newItem(), m.spill[:0]))
 				}
 			}
 		},
@@ -413,6 +424,7 @@ func TestRunnextModelCatchesBrokenQueues(t *testing.T) {
 	}{
 		{"PutNext keeps the old runnext task", newComposedQ(bugFIFONext), "queue"},
 		{"PutNext drops the displaced task", newComposedQ(bugDropDisplaced), "queue"},
+		{"PutNext returns its buffer", newComposedQ(bugReturnsBuffer), "nil when nothing spilled"},
 		{"Get ignores inheritTime", newNoInheritQ, "inheritTime"},
 		{"every steal takes runnext", newGreedyQ, "StealHalf(stealNext=false)"},
 	}

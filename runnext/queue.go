@@ -50,30 +50,37 @@ func (q *Queue[T]) SetStealDelay(d time.Duration) {
 // StealDelay returns the queue's steal delay.
 func (q *Queue[T]) StealDelay() time.Duration { return q.next.StealDelay() }
 
-// PutNext makes t the task the owner runs next, in the runnext slot. The
-// task it displaces from the slot, if any, goes to the ring's tail. If the
-// ring is full, the displaced task leaves instead with the ring's older half
-// as one batch, which PutNext appends to spill and returns, as lfq.Ring.Put
-// does: with spill == nil the result is nil exactly when nothing overflowed,
-// and spill = q.PutNext(t, spill[:0]) reuses a buffer. Owner only.
+// PutNext makes t the task the owner runs next, in the runnext slot, and
+// returns nil. The task it displaces from the slot, if any, goes to the
+// ring's tail. If the ring is full, the displaced task leaves instead with
+// the ring's older half as one batch of lfq.OverflowLen tasks, which PutNext
+// returns, as lfq.Ring.Put does: the result is non-nil exactly when this
+// happened, and the caller must hand the batch on (PutNextOverflow does).
+// buf only lends storage for the batch (nil, or an earlier batch as
+// buf[:0]). Owner only.
 //
-// PutNext panics if t is nil. It mirrors runqput with next=true, and
-// runqputslow when the ring is full.
-func (q *Queue[T]) PutNext(t *T, spill []*T) []*T {
+// PutNext panics if t is nil or buf holds items. It mirrors runqput with
+// next=true, and runqputslow when the ring is full.
+func (q *Queue[T]) PutNext(t *T, buf []*T) []*T {
 	if t == nil {
 		panic("runnext: Queue.PutNext called with a nil task")
 	}
+	if len(buf) != 0 {
+		panic("runnext: Queue.PutNext called with a buffer holding items (pass nil or buf[:0])")
+	}
 	q.own.enter("Queue.PutNext")
 	s := &q.next
-	if v := s.ver.Load(); v&1 == 0 {
+	v := s.ver.Load()
+	if v&1 == 0 {
 		// Nothing to displace: the fill alone, inline.
 		s.task.Store(t)
 		if !s.ver.CompareAndSwap(v, v+1) {
 			panicOwners()
 		}
-	} else {
-		spill = q.displace(v, t, spill)
+		q.own.exit()
+		return nil
 	}
+	spill := q.displace(v, t, buf)
 	q.own.exit()
 	return spill
 }
@@ -81,32 +88,62 @@ func (q *Queue[T]) PutNext(t *T, spill []*T) []*T {
 // displace is PutNext onto a full slot, found at version v: the old task is
 // taken (unless a thief took it first), t fills the slot, and the old task
 // goes to the ring's tail, all while seq is odd.
-func (q *Queue[T]) displace(v uint64, t *T, spill []*T) []*T {
+func (q *Queue[T]) displace(v uint64, t *T, buf []*T) (spill []*T) {
 	q.seq.Add(1) // odd: a displaced task is on its way to the ring
 	old := q.next.take(v)
 	if !q.next.fill(v+1, t) {
 		panicOwners()
 	}
 	if old != nil && mutant != displacedDropped {
-		spill = q.ring.Put(old, spill)
+		spill = q.ring.Put(old, buf)
 	}
 	q.seq.Add(1)
 	return spill
 }
 
-// Put appends t at the ring's tail, as lfq.Ring.Put does, overflow included:
-// when the ring is full, its older half and t are appended to spill as one
-// batch and returned. Owner only. Put panics if t is nil. It mirrors runqput
-// with next=false.
-func (q *Queue[T]) Put(t *T, spill []*T) []*T {
+// Put appends t at the ring's tail and returns nil, as lfq.Ring.Put does,
+// overflow included: when the ring is full, its older half and t leave as
+// one batch, which Put returns (non-nil exactly then; PutOverflow hands it
+// on). buf only lends storage for the batch. Owner only. Put panics if t is
+// nil or buf holds items. It mirrors runqput with next=false.
+func (q *Queue[T]) Put(t *T, buf []*T) []*T {
 	if t == nil {
 		panic("runnext: Queue.Put called with a nil task")
 	}
+	if len(buf) != 0 {
+		panic("runnext: Queue.Put called with a buffer holding items (pass nil or buf[:0])")
+	}
 	q.own.enter("Queue.Put")
-	spill = q.ring.Put(t, spill)
+	spill := q.ring.Put(t, buf)
 	q.seq.Add(2)
 	q.own.exit()
 	return spill
+}
+
+// PutNextOverflow is PutNext with the overflow batch handed to dst in one
+// PutBatch (a *globalq.Queue[T] is one): nothing to check, nothing lost.
+// Owner only. It allocates the batch on each overflow; PutNext with a
+// reused buffer does not. It panics, having put nothing, if t or dst is
+// nil.
+func (q *Queue[T]) PutNextOverflow(t *T, dst lfq.Overflow[T]) {
+	if dst == nil {
+		panic("runnext: Queue.PutNextOverflow called with a nil destination")
+	}
+	if over := q.PutNext(t, nil); over != nil {
+		dst.PutBatch(over)
+	}
+}
+
+// PutOverflow is Put with the overflow batch handed to dst in one PutBatch
+// (a *globalq.Queue[T] is one), as lfq.Ring.PutOverflow. Owner only. It
+// panics, having put nothing, if t or dst is nil.
+func (q *Queue[T]) PutOverflow(t *T, dst lfq.Overflow[T]) {
+	if dst == nil {
+		panic("runnext: Queue.PutOverflow called with a nil destination")
+	}
+	if over := q.Put(t, nil); over != nil {
+		dst.PutBatch(over)
+	}
 }
 
 // PutBatch appends as many tasks of ts as fit to the ring's tail, in order,

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/globalq"
 	"github.com/schedkit/schedkit/lfq"
 	"github.com/schedkit/schedkit/runnext"
 )
@@ -86,14 +87,54 @@ func TestPutNextIntoAFullRingHandsBackTheOverflow(t *testing.T) {
 	assert.Equal(t, append([]int{1001}, seq(lfq.Size/2, lfq.Size/2)...), vals(got))
 }
 
-func TestPutOverflowAppendsToSpill(t *testing.T) {
+// The spill idiom: with a reused buffer, a put with room returns nil, so
+// "over != nil" counts overflows; a buffer holding items is refused.
+func TestPutsReturnNilUnlessTheySpilled(t *testing.T) {
 	var q runnext.Queue[int]
-	q.PutBatch(items(0, lfq.Size))
-	buf := []*int{item(-1)}
-	out := q.Put(item(999), buf)
-	require.Len(t, out, 1+lfq.OverflowLen)
-	assert.Equal(t, -1, *out[0])
-	assert.Equal(t, 999, *out[len(out)-1])
+	buf := make([]*int, 0, lfq.OverflowLen)
+	overflows := 0
+	for i, it := range items(0, 1000) {
+		var over []*int
+		if i%2 == 0 {
+			over = q.PutNext(it, buf[:0])
+		} else {
+			over = q.Put(it, buf[:0])
+		}
+		if over != nil {
+			overflows++
+			require.Len(t, over, lfq.OverflowLen)
+			assert.Same(t, &buf[:1][0], &over[0], "the batch is in the buffer's array")
+		}
+	}
+	assert.Positive(t, overflows)
+	assert.Equal(t, 1000, overflows*lfq.OverflowLen+q.Len())
+
+	held := []*int{item(-1)}
+	assert.PanicsWithValue(t, "runnext: Queue.Put called with a buffer holding items (pass nil or buf[:0])",
+		func() { q.Put(item(1), held) })
+	assert.PanicsWithValue(t, "runnext: Queue.PutNext called with a buffer holding items (pass nil or buf[:0])",
+		func() { q.PutNext(item(1), held) })
+	assert.Equal(t, 1000-overflows*lfq.OverflowLen, q.Len(), "refused puts put nothing")
+}
+
+func TestPutOverflowsHandTheBatchToTheGlobalQueue(t *testing.T) {
+	var q runnext.Queue[int]
+	var global globalq.Queue[int]
+	for i, it := range items(0, 1000) {
+		if i%2 == 0 {
+			q.PutNextOverflow(it, &global)
+		} else {
+			q.PutOverflow(it, &global)
+		}
+	}
+	assert.Positive(t, global.Len())
+	assert.Zero(t, global.Len()%lfq.OverflowLen, "whole batches")
+	assert.Equal(t, 1000, q.Len()+global.Len())
+	assert.PanicsWithValue(t, "runnext: Queue.PutOverflow called with a nil destination",
+		func() { q.PutOverflow(item(1), nil) })
+	assert.PanicsWithValue(t, "runnext: Queue.PutNextOverflow called with a nil destination",
+		func() { q.PutNextOverflow(item(1), nil) })
+	assert.Equal(t, 1000, q.Len()+global.Len(), "refused puts put nothing")
 }
 
 func TestNilTasksPanicNamingTheCall(t *testing.T) {
