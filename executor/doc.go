@@ -67,8 +67,10 @@
 //	retakeSyscall          retake's _Psyscall case: a call seen by sysmon for
 //	                       SyscallThreshold (syscalltick unchanged) while work
 //	                       waits, or for a Slice in any case, loses its P
-//	                       (handoffp); handToWaiter gives it to a task back
-//	                       from a call that waits for a P, else HandoffP
+//	                       (handoffp); with work queued on it an M runs that
+//	                       work (startm) and a task back from a call that
+//	                       waits for a P queues behind it, else the P goes to
+//	                       that task (handToWaiter): retakeServes
 //	reacquire, waitP       exitsyscall: an idle P (pidleget), else the task's resume
 //	                       token goes to the global queue and it parks (exitsyscall0)
 //	resume                 execute of a goroutine that exitsyscall0 or Gosched queued
@@ -232,11 +234,15 @@
 //     M idles.
 //   - Back from a call whose P was retaken, a task takes an idle P or waits
 //     for one, and never runs beside Procs other tasks (exitsyscall's CAS
-//     fails on a retaken P). While it waits it pins its M (the runtime's
-//     goroutine pins none), so the next retake of a call's P hands the P to
-//     it (handToWaiter) rather than to a new M: the Ms made beyond Procs stay
-//     near the calls blocked at once (demo: 13 to 18 Ms for 3000 files,
-//     887 to 1148 with Blocking).
+//     fails on a retaken P). A retaken call's P runs the work queued on it
+//     first, as handoffp does (issue 22: a task back from another call was
+//     served first, called again, and the queue waited 12 to 167ms), and
+//     the waiting task queues behind that work. While it waits it pins its M
+//     (the runtime's goroutine pins none), so once a handoff would make an M
+//     beyond twice the calls blocked (and none idles), or when nothing is
+//     queued on the P, the retake hands the P to it (handToWaiter) rather
+//     than to a new M: the Ms made beyond Procs stay near the calls blocked
+//     at once (demo: 13 to 18 Ms for 3000 files, 887 to 1148 with Blocking).
 //   - An M calls runtime.Gosched every 64 tasks (yieldEvery), so sysmon,
 //     a handoff's new M and a readied waiter, goroutines that need a Go P,
 //     run within 64 short tasks even when every Go P runs an M.
@@ -393,6 +399,10 @@
 //	the same after sysmon backed off (5ms with nothing  syscall_test.go TestSyscallAfterBackoff (bubble)
 //	  waiting): within 5 thresholds (1.03ms without the
 //	  call's wakeup of sysmon)
+//	a retaken call's P runs its own queue before a task syscall_queued_test.go
+//	  back from another call that waits (issue 22): a     TestSyscallWaiterBesideQueued, TestSyscall-
+//	  task spawned before the call starts within 5        QueuedBesideCallers (bubbles; 230µs with
+//	  thresholds; callers looping over Syscall(1ms)       RetakeServesWaiterFirst)
 //	back from a retaken call a task never runs beside   syscall_test.go TestSyscallRespectsProcs
 //	  Procs others (1 and 2 Ps)
 //	mixed (10% of tasks blocking 1ms in Syscall): Ms    syscall_test.go TestSyscallMixedMs (bubble),
@@ -447,7 +457,8 @@
 //	                                                    SubmitSkipsWakeAlways, BootNoWait,
 //	                                                    SysmonNotKicked, SysmonNoUsleep,
 //	                                                    AbandonIgnoresInflight,
-//	                                                    SubmitSkipsWakeOnBacklog
+//	                                                    SubmitSkipsWakeOnBacklog,
+//	                                                    RetakeServesWaiterFirst
 //
 // # Tracing
 //

@@ -760,7 +760,7 @@ func (e *Executor) abandoned() bool {
 func (e *Executor) drainStopped() {
 	for t := e.global.Get(); t != nil; t = e.global.Get() {
 		if t.w != nil {
-			if t != &t.w.exitToken || t.w.exitWait.CompareAndSwap(1, 0) {
+			if t != &t.w.exitToken || t.w.claimExit() {
 				t.w.note.Wakeup()
 			}
 			continue

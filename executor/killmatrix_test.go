@@ -81,6 +81,7 @@ var killConfig = killmatrix.Config{
 		"TokenCountedAsTask":         {"taskcount", "taskcount2"},
 		"SysmonNotKicked":            {"kick", "kick2"},
 		"SysmonNoUsleep":             {"usleep", "usleep2"},
+		"RetakeServesWaiterFirst":    {"syscallwaiter", "syscallwaiter2"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "blockers", Deterministic: true, Run: bubbles(blockersPlusQueued(1, false), blockersPlusQueued(2, false))},
@@ -152,6 +153,8 @@ var killConfig = killmatrix.Config{
 		{Name: "kick2", Deterministic: true, Run: bubbles(syscallKicked(true))},
 		{Name: "usleep", Deterministic: true, Run: bubbles(syscallNoMRuns(false))},
 		{Name: "usleep2", Deterministic: true, Run: bubbles(syscallNoMRuns(true))},
+		{Name: "syscallwaiter", Deterministic: true, Run: bubbles(syscallWaiterBeside(1, false), syscallWaiterBeside(2, false))},
+		{Name: "syscallwaiter2", Deterministic: true, Run: bubbles(syscallWaiterBeside(1, true), syscallWaiterBeside(2, true))},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer, RealCodeElsewhere: true},
 		{Name: "submitpair", Deterministic: true, Run: killBySubmitPairs},
 		{Name: "room", Deterministic: true, Run: exploreRoom(false), RealCodeElsewhere: true},

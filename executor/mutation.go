@@ -191,6 +191,11 @@ const (
 	// Wakep. Two submitters that each see the other's task both skip,
 	// and with every M parked both tasks wait for ever.
 	submitSkipsWakeOnBacklog
+	// RetakeServesWaiterFirst: a P retaken from a call goes to a task back
+	// from another call that waits for a P (handToWaiter) even when work
+	// is queued on it, issue 22's bug: that task calls again, and the P's
+	// own queue runs only when no caller waits.
+	retakeServesWaiterFirst
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -250,6 +255,8 @@ var mutationNames = [...]string{
 	abandonIgnoresInflight: "AbandonIgnoresInflight",
 
 	submitSkipsWakeOnBacklog: "SubmitSkipsWakeOnBacklog",
+
+	retakeServesWaiterFirst: "RetakeServesWaiterFirst",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

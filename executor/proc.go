@@ -134,7 +134,8 @@ type worker struct {
 	token task
 	wt    waiter
 	// exitToken is token for a task back from Task.Syscall without a P;
-	// exitWait is 1 while it waits, and whoever CASes it to 0 (the M
+	// exitWait is non-zero while it waits (exitWaiting, exitQueued:
+	// syscall.go), and whoever CASes it to 0 (the M
 	// that runs the token, or a retake: handToWaiter) hands it a P.
 	exitToken task
 	exitWait  atomicx.Uint32

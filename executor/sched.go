@@ -279,7 +279,7 @@ func (e *Executor) execute(w *worker, t *task, inherit bool) {
 		e.event(EventSpinStop, p.id, w, 0)
 	}
 	if t.w != nil {
-		if t != &t.w.exitToken || t.w.exitWait.CompareAndSwap(1, 0) {
+		if t != &t.w.exitToken || t.w.claimExit() {
 			e.resume(w, p, t.w)
 		} // else a retake handed its task a P already (handToWaiter)
 		return
@@ -543,7 +543,7 @@ func (e *Executor) retake(w *worker, p *proc, s uint32) bool {
 		p.stats.retakes.Add(1)
 	}
 	e.event(EventRetake, p.id, w, 0)
-	if s&stateMask != pSyscall || !e.handToWaiter(w, p) {
+	if s&stateMask != pSyscall || !e.retakeServes(w, p) {
 		w.sm.Load().HandoffP()
 	}
 	w.lent.Add(-1)

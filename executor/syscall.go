@@ -125,14 +125,14 @@ func (e *Executor) exitsyscall(w *worker, p *proc) {
 // exitsyscall0 gets a P for w's task back from a call whose P was
 // retaken: an idle one, else it waits, its exitToken at the global
 // queue's tail (as reacquire's token) and itself on offer to the next
-// retake of a call's P (handToWaiter), whichever comes first. A waiting
-// task pins its M (its goroutine is the M's), where the runtime's pins
-// none: served only from the queue's tail, behind a batch of outside tasks,
-// the tasks back from calls piled up and every retake started an M (one
-// per call in a mixed workload). The retake that gives the P of a call
-// that still blocks to a task back from one keeps the Ms near the calls
-// blocked at once. It mirrors exitsyscall0 (pidleget, else globrunqput
-// and stopm).
+// retake of a call's P (retakeServes: behind the work queued on that P,
+// or given the P when nothing is queued or another M would be past the
+// budget), whichever comes first. A waiting task pins its M (its goroutine
+// is the M's), where the runtime's pins none: served only from the
+// queue's tail, behind a batch of outside tasks, the tasks back from calls
+// piled up and every retake started an M (one per call in a mixed
+// workload). It mirrors exitsyscall0 (pidleget, else globrunqput and
+// stopm).
 func (e *Executor) exitsyscall0(w *worker) {
 	if w.p.Load() != nil || e.abandon.Load() != 0 {
 		return // past Shutdown's deadline a task runs on without a P
@@ -148,10 +148,57 @@ func (e *Executor) exitsyscall0(w *worker) {
 	if w.exitToken.w == nil {
 		w.exitToken.w = w
 	}
-	w.exitWait.Store(1) // before the token is out: its taker claims it
+	w.exitWait.Store(exitWaiting) // before the token is out: its taker claims it
 	e.global.Put(&w.exitToken)
 	e.sched.Wakep()
 	e.park(w)
+}
+
+// retakeServes decides who gets P p, just retaken from w's call (held by
+// the retaker, w's spinning.M with it), and reports whether a task back
+// from another call that waits for a P took it (handToWaiter).
+//
+// With work queued on p, p goes to an M for that work, as handoffp starts
+// one for a P with local work (startm) whatever waits in the global queue,
+// and a waiter is put at the tail of p's ring (queueWaiter): behind p's
+// own work, ahead of the global queue's tail, where exitsyscall0 puts the
+// runtime's returning goroutine. Serving the waiter first (issue 22) let
+// callers that call again at once hold the P while its queue waited (12 to
+// 167ms median on the real runtime). But the runtime's waiter frees its M
+// (exitsyscall0's stopm), which is the idle M that handoffp's startm then
+// finds (mget); a waiter here pins its M. So the handoff is taken only
+// while it needs no M beyond what the calls account for: an M idles, or
+// the Ms made beyond Procs are fewer than twice the calls blocked now
+// (each blocked call holds an M, and as many may wait after theirs).
+// Past that budget, and with nothing queued on p, the waiter's M takes p:
+// the M the runtime would have reused. Served only from the global
+// queue's tail, behind a batch of outside tasks, the waiters piled up
+// (syscallMixed: 200 Ms for 200 calls).
+func (e *Executor) retakeServes(w *worker, p *proc) bool {
+	if mutant != retakeServesWaiterFirst && !p.q.Empty() && e.handoffAffordable() {
+		e.queueWaiter(w, p)
+		return false
+	}
+	return e.handToWaiter(w, p)
+}
+
+// handoffAffordable reports whether a handoff of a retaken call's P makes
+// no M beyond the budget: an M idles, or the Ms made beyond Procs are
+// fewer than twice the calls blocked now (in progress, less those back and
+// waiting for a P).
+func (e *Executor) handoffAffordable() bool {
+	if e.sched.NMIdle() > 0 {
+		return true
+	}
+	waiting := int64(0)
+	e.mu.Lock()
+	for _, x := range e.workers {
+		if x.exitWait.Load() != 0 {
+			waiting++
+		}
+	}
+	e.mu.Unlock()
+	return e.nm.Load()-int64(e.procs) < 2*(e.calls.Load()-waiting)
 }
 
 // handToWaiter gives P p, just retaken from w's call (held by the retaker,
@@ -164,15 +211,7 @@ func (e *Executor) handToWaiter(w *worker, p *proc) bool {
 	if e.abandon.Load() != 0 {
 		return false
 	}
-	var v *worker
-	e.mu.Lock()
-	for _, x := range e.workers {
-		if x.exitWait.Load() != 0 && x.exitWait.CompareAndSwap(1, 0) {
-			v = x
-			break
-		}
-	}
-	e.mu.Unlock()
+	v := e.claimWaiter(exitWaiting, 0)
 	if v == nil {
 		return false
 	}
@@ -186,6 +225,60 @@ func (e *Executor) handToWaiter(w *worker, p *proc) bool {
 	p.stats.resumes.Add(1)
 	v.note.Wakeup()
 	return true
+}
+
+// queueWaiter puts the exit token of a task back from a call that waits
+// for a P at the tail of P p's ring, which the retaker holds (p is in
+// pIdle, and w's call can no longer touch it), before it hands p off: the
+// M that runs p's queued work resumes the waiter after it. The waiter's
+// exitWait goes from exitWaiting to exitQueued, so that the next retake
+// lines up another waiter; the token's copy in the global queue stays,
+// and whichever copy runs first resumes it (claimExit).
+func (e *Executor) queueWaiter(w *worker, p *proc) {
+	if e.abandon.Load() != 0 {
+		return
+	}
+	v := e.claimWaiter(exitWaiting, exitQueued)
+	if v == nil {
+		return
+	}
+	if spill := p.q.Put(&v.exitToken, p.spill[:0]); len(spill) != 0 {
+		e.overflow(w, p, spill)
+	}
+}
+
+// claimWaiter moves the first worker found whose exitWait is from to to,
+// and returns it; nil if none.
+func (e *Executor) claimWaiter(from, to uint32) *worker {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, x := range e.workers {
+		if x.exitWait.Load() == from && x.exitWait.CompareAndSwap(from, to) {
+			return x
+		}
+	}
+	return nil
+}
+
+// exitWait's values besides 0 (not waiting, or claimed: a P is on its way).
+const (
+	exitWaiting = 1 // back from a call, waiting for a P; its token is in the global queue
+	exitQueued  = 2 // the same, its token also in a retaken P's ring (queueWaiter)
+)
+
+// claimExit takes w's wait for a P after a call (exitWait to 0): whoever
+// wins hands w a P (or, once stopped, wakes it); a copy of its token run
+// later finds it taken and is dropped.
+func (w *worker) claimExit() bool {
+	for {
+		x := w.exitWait.Load()
+		if x == 0 {
+			return false
+		}
+		if w.exitWait.CompareAndSwap(x, 0) {
+			return true
+		}
+	}
 }
 
 // retakeSyscall is sysmon's look at P p in pSyscall (status word s): it
