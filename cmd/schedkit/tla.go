@@ -160,7 +160,9 @@ const tlcAbout = `usage: schedkit tlc [-long] [-only=auto] [-workers n] [-jobs n
 Runs TLC on every spec and mutant config in proofs/tla: a spec's model
 must pass and a mutant must be rejected (by its Expect name alone, with the
 only-it re-run). A line per model as it ends. Exits 1 when a model does not
-behave, 3 when no tla2tools.jar or java is found (-install fetches the jar).
+behave, 3 when no tla2tools.jar or java is found, or the jar is not TLC's
+(-install fetches the jar, or copies a local one given with -url), 2 for a
+bad flag (-workers below 0, -jobs below 1, a -dir that does not exist).
 A TLC run that makes no progress for -stall (no new output line, no change
 in its state counts: TLC 2.18 with one worker can deadlock) is stopped and
 fails with a line saying so.`
@@ -182,12 +184,30 @@ func runTLC(args []string, stdout, stderr io.Writer) int {
 	dir := fs.String("dir", "", "the specs' directory (default: proofs/tla of the module)")
 	stall := fs.Duration("stall", tlc.DefaultStall, "stop and fail a TLC run that makes no progress this long (0 or less: never)")
 	install := fs.Bool("install", false, "download tla2tools.jar ("+tlc.PinnedRelease+") to ~/.cache/tla and check it runs")
-	url := fs.String("url", "", "with -install: download from here (default $"+tlc.URLEnv+", else the pinned release)")
+	url := fs.String("url", "", "with -install: download from this URL, or copy this file (a path or file:// URL) (default $"+tlc.URLEnv+", else the pinned release)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	if *install {
 		return runInstall(*url, stdout, stderr)
+	}
+	if *url != "" {
+		fmt.Fprintf(stderr, "schedkit tlc: -url %s needs -install: schedkit tlc -install -url %s\n", *url, *url)
+		return 2
+	}
+	if *workers < 0 {
+		fmt.Fprintf(stderr, "schedkit tlc: -workers %d: want 1 or more TLC worker threads, or 0 for one per CPU\n", *workers)
+		return 2
+	}
+	if *jobs < 1 {
+		fmt.Fprintf(stderr, "schedkit tlc: -jobs %d: want 1 or more models checked at once\n", *jobs)
+		return 2
+	}
+	if *dir != "" {
+		if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
+			fmt.Fprintf(stderr, "schedkit tlc: -dir %s: the directory does not exist: pass the specs' directory (default: proofs/tla of the module)\n", *dir)
+			return 2
+		}
 	}
 	onlyRerun := onlyDefault(*long)
 	switch *only {

@@ -129,6 +129,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
+	if *workers < 0 {
+		fmt.Fprintf(stderr, "schedkit verify: -workers %d: want 1 or more TLC worker threads, or 0 for one per CPU\n", *workers)
+		return 2
+	}
 	var sel selector
 	if *runPat != "" {
 		re, err := regexp.Compile(*runPat)

@@ -53,6 +53,9 @@
 //	nothing is written beside the spec; a runaway run is stopped    TestCheckAllTiny, TestRunTimeout
 //	a TLC with no progress (no new line, same counts) is stopped    TestRunStopsAStalledTLC, TestWatchProgress
 //	FindJar: $TLA2TOOLS_JAR, then ~/.cache/tla                      TestFindJar
+//	a jar that is not a jar, or not TLC, is said so (as ErrNoJar)   TestCheckJar
+//	a missing specs' directory is said missing, not empty           TestModelsOfAMissingDirectory
+//	install: from http(s), a file:// URL or a local path            TestInstallFromALocalFile
 //	install: renamed only after a TLC >= 2.18 version line          TestInstallRenamesOnlyAfterTheVersionCheck, TestInstallRunsTheRealJavaPath
 //	install: every failure one line saying what to do, no leftovers TestInstallFailsInOneLine, TestInstallRunsTheRealJavaPath
 //	install: URL from $SCHEDKIT_TLA2TOOLS_URL, jar where FindJar looks TestInstallURLFromEnv

@@ -38,7 +38,7 @@ const maxJarBytes = 256 << 20
 // it ran and printed a TLC version of at least MinVersion, so a failed or
 // partial download never replaces a working jar.
 type Installer struct {
-	URL    string       // "" means $SCHEDKIT_TLA2TOOLS_URL, else DefaultJarURL
+	URL    string       // http(s), file:// or a local path; "" means $SCHEDKIT_TLA2TOOLS_URL, else DefaultJarURL
 	Dir    string       // "" means ~/.cache/tla
 	Client *http.Client // nil means a client with a 5-minute timeout
 	// Version runs the downloaded jar and returns TLC's output, in which the
@@ -88,7 +88,11 @@ func (in Installer) Install(ctx context.Context) (Installed, error) {
 		err = cerr
 	}
 	if err != nil {
-		return res, installErr(dest, "downloading %s: %v", url, err)
+		verb := "downloading"
+		if _, local := localPath(url); local {
+			verb = "copying"
+		}
+		return res, installErr(dest, "%s %s: %v", verb, url, err)
 	}
 
 	version := in.Version
@@ -122,23 +126,48 @@ func installErr(dest, format string, args ...any) error {
 		msg, MinVersion, DefaultJarURL, dest, JarEnv)
 }
 
+// localPath returns the file a URL names when it is a local one: a
+// file:// URL, or a path (anything without "://").
+func localPath(url string) (string, bool) {
+	if p, ok := strings.CutPrefix(url, "file://"); ok {
+		return p, true
+	}
+	return url, !strings.Contains(url, "://")
+}
+
+// download copies the jar at url, an http(s) URL, a file:// URL or a local
+// path, to w.
 func download(ctx context.Context, client *http.Client, url string, w io.Writer) (int64, error) {
-	if client == nil {
-		client = &http.Client{Timeout: 5 * time.Minute}
+	var body io.Reader
+	if p, ok := localPath(url); ok {
+		f, err := os.Open(p)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
+			return 0, fmt.Errorf("%s is not a file", p)
+		}
+		body = f
+	} else {
+		if client == nil {
+			client = &http.Client{Timeout: 5 * time.Minute}
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return 0, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return 0, fmt.Errorf("HTTP %s", resp.Status)
+		}
+		body = resp.Body
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("HTTP %s", resp.Status)
-	}
-	n, err := io.Copy(w, io.LimitReader(resp.Body, maxJarBytes+1))
+	n, err := io.Copy(w, io.LimitReader(body, maxJarBytes+1))
 	switch {
 	case err != nil:
 		return n, err

@@ -137,7 +137,7 @@ func TestInstallFailsInOneLine(t *testing.T) {
 	for name, u := range map[string]string{
 		"connection refused": closed,
 		"HTTP 404":           strings.TrimSuffix(url, "tla2tools.jar") + "missing.jar",
-		"bad URL":            "::not a url",
+		"bad URL":            "http://%zz/tla2tools.jar",
 	} {
 		dir := t.TempDir()
 		_, err := Installer{URL: u, Dir: dir, Version: never}.Install(context.Background())
@@ -232,4 +232,38 @@ func TestInstallRunsTheRealJavaPath(t *testing.T) {
 	assert.Equal(t, []string{"tla2tools.jar"}, leftovers(t, dir))
 	b, _ := os.ReadFile(filepath.Join(dir, "tla2tools.jar"))
 	assert.Equal(t, body, b, "the failed installs left the good jar in place")
+}
+
+// TestInstallFromALocalFile: -url takes a path or a file:// URL as well as
+// an http(s) one, so a jar fetched by hand (or on a machine without
+// network) installs the same way; a missing file says so on one line.
+func TestInstallFromALocalFile(t *testing.T) {
+	body := []byte("a local jar")
+	src := filepath.Join(t.TempDir(), "tla2tools-local.jar")
+	require.NoError(t, os.WriteFile(src, body, 0o644))
+	for _, url := range []string{src, "file://" + src} {
+		dir := t.TempDir()
+		got, err := Installer{URL: url, Dir: dir, Version: fakeVersion(t, body, "TLC2 Version 2.19 of 08 August 2024\n", nil)}.Install(context.Background())
+		require.NoError(t, err, url)
+		assert.Equal(t, url, got.URL)
+		assert.Equal(t, int64(len(body)), got.Bytes)
+		installed, err := os.ReadFile(filepath.Join(dir, "tla2tools.jar"))
+		require.NoError(t, err)
+		assert.Equal(t, body, installed, url)
+	}
+
+	never := func(context.Context, string) (string, error) {
+		t.Error("a failed copy is never run")
+		return "", nil
+	}
+	missing := filepath.Join(t.TempDir(), "nowhere.jar")
+	dir := t.TempDir()
+	_, err := Installer{URL: missing, Dir: dir, Version: never}.Install(context.Background())
+	oneLine(t, err)
+	assert.Contains(t, err.Error(), "copying "+missing)
+	assert.Contains(t, err.Error(), "no such file")
+	_, err = Installer{URL: "file://" + dir, Dir: t.TempDir(), Version: never}.Install(context.Background())
+	oneLine(t, err)
+	assert.Contains(t, err.Error(), "is not a file")
+	assert.Empty(t, leftovers(t, dir))
 }

@@ -1,10 +1,12 @@
 package tlc
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,6 +69,39 @@ func FindJava() (string, error) {
 	return p, nil
 }
 
+// tlcClass is the entry a jar must hold to run tlc2.TLC.
+const tlcClass = "tlc2/TLC.class"
+
+// badJarError is CheckJar's error: the jar FindJar found cannot be TLC. It
+// wraps ErrNoJar, so that it counts as TLC missing (verify's skipped row,
+// tlc's exit 3), not as a spec's failure.
+type badJarError struct{ path, why string }
+
+func (e *badJarError) Error() string {
+	return fmt.Sprintf("tlc: %s is %s: point %s at tla2tools.jar from the TLA+ releases "+
+		"(https://github.com/tlaplus/tlaplus/releases), or run `go run ./cmd/schedkit tlc -install`", e.path, e.why, JarEnv)
+}
+
+func (e *badJarError) Unwrap() error { return ErrNoJar }
+
+// CheckJar reports whether the file at path is a jar that holds TLC
+// (tlc2/TLC.class): without it java fails with "could not find or load main
+// class" on every model, which read as a spec error. The error wraps
+// ErrNoJar and says "not a jar" or "not TLC".
+func CheckJar(path string) error {
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		return &badJarError{path, fmt.Sprintf("not a jar (%v)", err)}
+	}
+	defer z.Close()
+	for _, f := range z.File {
+		if f.Name == tlcClass {
+			return nil
+		}
+	}
+	return &badJarError{path, "a jar but not TLC (it has no " + tlcClass + ")"}
+}
+
 func isFile(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.Mode().IsRegular()
@@ -109,6 +144,14 @@ func (m Model) ExpectReject() bool { return m.Mutant != "" }
 // (ParseExpect, or a name the config does not check), so that a config is
 // never silently skipped or misjudged.
 func Models(dir string) ([]Model, error) {
+	if fi, err := os.Stat(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("tlc: the specs' directory %s does not exist", dir)
+		}
+		return nil, fmt.Errorf("tlc: the specs' directory: %w", err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("tlc: %s is not a directory: want the specs' directory", dir)
+	}
 	cfgs, err := filepath.Glob(filepath.Join(dir, "*.cfg"))
 	if err != nil {
 		return nil, err
@@ -340,11 +383,14 @@ type Checker struct {
 }
 
 // NewChecker finds the jar and java and returns a Checker with the given
-// workers that does the only-it re-run. The error wraps ErrNoJar or
-// ErrNoJava.
+// workers that does the only-it re-run. The error wraps ErrNoJar (also
+// when the jar found is not a jar, or not TLC's: CheckJar) or ErrNoJava.
 func NewChecker(workers int) (Checker, error) {
 	jar, err := FindJar()
 	if err != nil {
+		return Checker{}, err
+	}
+	if err := CheckJar(jar); err != nil {
 		return Checker{}, err
 	}
 	java, err := FindJava()

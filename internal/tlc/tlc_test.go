@@ -1,6 +1,7 @@
 package tlc
 
 import (
+	"archive/zip"
 	"context"
 	"errors"
 	"fmt"
@@ -522,4 +523,53 @@ func TestJavaArgsC1ForMutantsOnly(t *testing.T) {
 	require.Contains(t, args, c1)
 	require.Equal(t, []string{"-cp", "j.jar", "tlc2.TLC", "-workers", "2", "-cleanup", "-noGenerateSpecTE",
 		"-metadir", "m", "-config", "c.cfg", "s.tla"}, args[len(args)-12:])
+}
+
+// TestCheckJar: a TLA2TOOLS_JAR that is not a jar, or a jar without TLC, is
+// said plainly and counts as no jar (ErrNoJar: exit 3, a skipped row), where
+// java's "could not find or load main class" read as a spec's failure.
+func TestCheckJar(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(text, []byte("not a jar at all\n"), 0o644))
+	err := CheckJar(text)
+	assert.ErrorIs(t, err, ErrNoJar)
+	assert.ErrorContains(t, err, "tlc: "+text+" is not a jar (")
+	assert.ErrorContains(t, err, "point TLA2TOOLS_JAR at tla2tools.jar")
+
+	other := filepath.Join(dir, "other.jar")
+	f, err := os.Create(other)
+	require.NoError(t, err)
+	z := zip.NewWriter(f)
+	w, err := z.Create("META-INF/MANIFEST.MF")
+	require.NoError(t, err)
+	_, _ = w.Write([]byte("Manifest-Version: 1.0\n"))
+	require.NoError(t, z.Close())
+	require.NoError(t, f.Close())
+	err = CheckJar(other)
+	assert.ErrorIs(t, err, ErrNoJar)
+	assert.ErrorContains(t, err, "is a jar but not TLC (it has no tlc2/TLC.class)")
+
+	t.Setenv(JarEnv, text)
+	_, err = NewChecker(1)
+	assert.ErrorContains(t, err, "is not a jar", "NewChecker checks the jar it found")
+
+	home, _ := os.UserHomeDir()
+	if real := filepath.Join(home, ".cache", "tla", "tla2tools.jar"); isFile(real) {
+		assert.NoError(t, CheckJar(real), "the installed jar is TLC")
+	}
+}
+
+// TestModelsOfAMissingDirectory: a directory that does not exist is said to
+// be missing, not to have "no .cfg files".
+func TestModelsOfAMissingDirectory(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	_, err := Models(missing)
+	assert.EqualError(t, err, "tlc: the specs' directory "+missing+" does not exist")
+	_, err = Checker{}.CheckAll(context.Background(), missing)
+	assert.ErrorContains(t, err, "does not exist")
+	file := filepath.Join(t.TempDir(), "Ring.tla")
+	require.NoError(t, os.WriteFile(file, nil, 0o644))
+	_, err = Models(file)
+	assert.ErrorContains(t, err, "is not a directory")
 }
