@@ -135,7 +135,8 @@
 // Under the build tag schedmutant the package exports Mutations and
 // SetMutation, which select a seeded fault (ThiefIgnoresDelay,
 // DisplacedDropped, TakeWithoutCAS, EmptyMissesRunnext, ThiefNoRecheck,
-// ThiefComparesPointer, GetTreatsOneAsEmpty, PublishBeforeTask) for the
+// ThiefComparesPointer, GetTreatsOneAsEmpty, PublishBeforeTask,
+// SeqBeforePut) for the
 // kill matrix; in a normal build the faults compile away.
 //
 // # Where each property is checked
@@ -170,6 +171,8 @@
 //	                                  TestExploreRunnext (linearizability); GetNothingOnlyWhenEmpty
 //	Slot.Steal nil only when empty    TestZeroSlotIsEmptyAndUsable, TestSlotOwnerTakesWhileThiefWaits
 //	every seq bump Empty relies on    TestSeqCountsEveryPublication, TestSeqIsOddWhileATaskMoves
+//	Put's seq bump after its put      TestExploreEmptyAcrossPut (bound 3, MustReach Empty spanning the Put
+//	                                  and a steal), TestFixedScenarios (Empty across a Put, a Get, ...)
 //	linearizable but Len              TestLinearizable, TestExploreRunnext
 //	Len exact when alone              TestRunnextModel, TestEmptyAndLen
 //	misuse panics naming the call     TestNilTasksPanicNamingTheCall, TestStealHalfMisusePanics, TestSetStealDelay,

@@ -485,3 +485,69 @@ func TestExploreTwoOwnersPanic(t *testing.T) {
 	}
 	t.Logf("schedule %s: %v", res.Failure.Schedule, pe.Value)
 }
+
+// emptyAcrossPutRun is Empty against an owner that puts a task into the
+// ring and runs its runnext task (thread 1), then spawns a new runnext task
+// and steals the put task into another queue, as a thief would (thread 2,
+// once thread 1 is done: the owner's methods stay on one thread at a
+// time). The queue holds a task at every instant, so Empty must say false.
+// Empty reads the ring, the slot and the ring again between two reads of
+// seq; SeqBeforePut lets its first read of seq see the bump of a put not
+// yet in the ring. It takes three preemptions: two of Empty, one in the
+// Put.
+func emptyAcrossPutRun() explore.Run {
+	q := new(runnext.Queue[int])
+	explore.Name(q, "victim")
+	a, b, c := item(1), item(2), item(3)
+	q.PutNext(a, nil)
+	var ownerDone atomicx.Note
+	var stage atomicx.Int32 // 1 once the Put has returned, 2 once the steal has
+	explore.Name(&ownerDone, "ownerDone")
+	explore.Name(&stage, "stage")
+	var got, stolen *int
+	var empty bool
+	return explore.Run{
+		Threads: []func(){
+			func() {
+				q.Put(b, nil)
+				stage.Store(1)
+				got, _ = q.Get()
+				ownerDone.Wakeup()
+			},
+			func() {
+				ownerDone.Sleep()
+				q.PutNext(c, nil)
+				var thief runnext.Queue[int]
+				stolen = q.StealHalf(&thief, false)
+				stage.Store(2)
+			},
+			func() {
+				before := stage.Load()
+				empty = q.Empty()
+				if before == 0 && stage.Load() == 2 {
+					explore.Reached(emptySpanned)
+				}
+			},
+		},
+		Check: func() error {
+			if got != a || stolen != b {
+				return fmt.Errorf("the owner's Get returned task %d and the steal task %d, want 1 and 2", id(got), id(stolen))
+			}
+			if empty {
+				return errors.New("Empty said true; the queue held a task at every instant")
+			}
+			return nil
+		},
+	}
+}
+
+// emptySpanned labels the racy shape: one Empty call began before the Put
+// returned and ended after the steal.
+const emptySpanned = "Empty spanned the Put and the steal"
+
+// emptyAcrossPutOptions: bound 3 is complete in about 2000 executions.
+var emptyAcrossPutOptions = explore.Options{Name: "runnext-empty-across-put", Bound: 3, MustReach: []string{emptySpanned}}
+
+func TestExploreEmptyAcrossPut(t *testing.T) {
+	explore.Check(t, emptyAcrossPutOptions, emptyAcrossPutRun)
+}

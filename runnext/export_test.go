@@ -56,3 +56,6 @@ func TaskCellAddr[T any](q *Queue[T]) uintptr { return uintptr(unsafe.Pointer(&q
 // SlotTaskCellAddr returns the address of s's task cell, for a schedcheck
 // hook.
 func SlotTaskCellAddr[T any](s *Slot[T]) uintptr { return uintptr(unsafe.Pointer(&s.task)) }
+
+// SeqAddr returns the address of q's seq, for a schedcheck hook.
+func SeqAddr[T any](q *Queue[T]) uintptr { return uintptr(unsafe.Pointer(&q.seq)) }

@@ -57,6 +57,14 @@ func killByExplorer(t *testing.T) error {
 	if _, err := explore.Explore(explore.Options{}, func() explore.Run { return explore.Run{} }); errors.Is(err, explore.ErrNoSchedcheck) {
 		return killmatrix.ErrNotApplicable
 	}
+	// Empty across a Put first: a second (about 0.5 s), where the rest take 20.
+	res, err := explore.Explore(emptyAcrossPutOptions, emptyAcrossPutRun)
+	if err != nil {
+		return err
+	}
+	if res.Failure != nil {
+		return errors.New(res.Failure.String())
+	}
 	if err := exploreSlots(t); err != nil { // Slot.Put, Take and Steal alone, where no seq hides a fill
 		return err
 	}

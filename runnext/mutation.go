@@ -38,6 +38,11 @@ const (
 	// that reads the cell in between takes the task of the last occupancy:
 	// that one runs twice and the new one is lost.
 	publishBeforeTask
+	// SeqBeforePut: Put bumps seq before its ring put instead of after, so
+	// Empty (or a last-pass thief) can read the new seq and then a ring
+	// without the task, and call a queue that was never empty empty when
+	// the owner's Get and PutNext and a thief's steal follow.
+	seqBeforePut
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
@@ -52,4 +57,5 @@ var mutationNames = [...]string{
 	thiefComparesPointer: "ThiefComparesPointer",
 	getTreatsOneAsEmpty:  "GetTreatsOneAsEmpty",
 	publishBeforeTask:    "PublishBeforeTask",
+	seqBeforePut:         "SeqBeforePut",
 }

@@ -114,8 +114,13 @@ func (q *Queue[T]) Put(t *T, buf []*T) []*T {
 		panic("runnext: Queue.Put called with a buffer holding items (pass nil or buf[:0])")
 	}
 	q.own.enter("Queue.Put")
+	if mutant == seqBeforePut {
+		q.seq.Add(2)
+	}
 	spill := q.ring.Put(t, buf)
-	q.seq.Add(2)
+	if mutant != seqBeforePut {
+		q.seq.Add(2) // after the put: a reader that sees this seq sees t in the ring
+	}
 	q.own.exit()
 	return spill
 }

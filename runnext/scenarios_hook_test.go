@@ -3,9 +3,12 @@
 package runnext_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -123,6 +126,122 @@ var hookScenarios = []xscenario{
 		}
 		return nil
 	}},
+	{"Empty across a Put, a Get, a PutNext and a thief's steal", "SeqBeforePut", emptyAcrossPut},
+}
+
+// emptyAcrossPut pins Empty's look across the owner's Put: Empty reads seq
+// as the Put begins its ring put (after the seq bump, if the bump comes
+// first) and the ring without the task; then the Put ends and the owner
+// runs its runnext task; Empty reads the empty slot; then the owner spawns
+// a new runnext task and a thief steals the put task, and Empty reads the
+// empty ring and seq again. The queue held a task at every instant, so
+// Empty must say false: it does only if seq moved after the put it orders.
+func emptyAcrossPut(*testing.T) error {
+	var q runnext.Queue[int]
+	q.PutNext(item(1), nil)
+	seq, ver := runnext.SeqAddr(&q), runnext.VersionAddr(&q)
+	owner := newGated(func(_ atomicx.Op, addr uintptr) bool { return addr != seq }) // the ring put's first access
+	reader := newGated(
+		func(_ atomicx.Op, addr uintptr) bool { return addr == ver }, // Empty's look at the slot
+		func(atomicx.Op, uintptr) bool { return true })               // its second look at the ring
+	h := &gateHook{gs: []*gated{owner, reader}}
+	restore := atomicx.SetHook(h)
+	defer restore()
+	var empty bool
+	owner.start(func() { q.Put(item(2), nil) })
+	if err := owner.wait("Put's ring put"); err != nil {
+		return err
+	}
+	reader.start(func() { empty = q.Empty() })
+	if err := reader.wait("Empty's look at the slot"); err != nil {
+		return err
+	}
+	owner.resume <- struct{}{}
+	<-owner.done
+	if got, _ := q.Get(); got == nil || *got != 1 {
+		return fmt.Errorf("the owner's Get returned task %d, want the runnext task 1", id(got))
+	}
+	reader.resume <- struct{}{}
+	if err := reader.wait("Empty's second look at the ring"); err != nil {
+		return err
+	}
+	q.PutNext(item(3), nil)
+	var thief runnext.Queue[int]
+	if got := q.StealHalf(&thief, false); got == nil || *got != 2 {
+		return fmt.Errorf("the thief stole task %d, want the put task 2", id(got))
+	}
+	reader.resume <- struct{}{}
+	<-reader.done
+	if empty {
+		return errors.New("Empty said true across a Put, a Get, a PutNext and a steal; the queue held a task at every instant")
+	}
+	return nil
+}
+
+// gated is a goroutine that a gateHook parks at chosen accesses, in
+// order: each point is a predicate on the access about to happen; at the
+// first that holds the goroutine signals reached and waits for resume.
+type gated struct {
+	gid     atomic.Uint64
+	points  []func(atomicx.Op, uintptr) bool // its goroutine's alone
+	reached chan struct{}
+	resume  chan struct{}
+	done    chan struct{}
+}
+
+func newGated(points ...func(atomicx.Op, uintptr) bool) *gated {
+	return &gated{points: points, reached: make(chan struct{}), resume: make(chan struct{}), done: make(chan struct{})}
+}
+
+// start runs f on a new goroutine, gated.
+func (g *gated) start(f func()) {
+	go func() {
+		defer close(g.done)
+		g.gid.Store(goroutineID())
+		f()
+	}()
+}
+
+// wait returns once g is parked at its next point, or an error naming the
+// point if g ended first (the scenario no longer fits the code).
+func (g *gated) wait(what string) error {
+	select {
+	case <-g.reached:
+		return nil
+	case <-g.done:
+		return fmt.Errorf("the pinned access (%s) never came: the scenario no longer fits the code", what)
+	}
+}
+
+// gateHook parks gated goroutines at their points; every other access goes
+// ahead as in a normal build.
+type gateHook struct{ gs []*gated }
+
+func (h *gateHook) Before(op atomicx.Op, addr uintptr) {
+	id := goroutineID()
+	for _, g := range h.gs {
+		if g.gid.Load() == id && len(g.points) > 0 && g.points[0](op, addr) {
+			g.points = g.points[1:]
+			g.reached <- struct{}{}
+			<-g.resume
+			return
+		}
+	}
+}
+
+func (h *gateHook) After(atomicx.Op, uintptr, uint64) {}
+
+func (h *gateHook) Wait(atomicx.Op, uintptr, func() bool, time.Duration) (int64, bool) {
+	return 0, false
+}
+
+// goroutineID is the calling goroutine's id, from its stack header.
+func goroutineID() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	n, _ := strconv.ParseUint(string(b[:bytes.IndexByte(b, ' ')]), 10, 64)
+	return n
 }
 
 // counter is an atomicx hook that counts the operations of some kinds.

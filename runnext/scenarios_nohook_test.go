@@ -11,4 +11,5 @@ var hookScenarios = []xscenario{
 	{"a thief as Slot.Put stores the task that displaces another", "PublishBeforeTask", func(*testing.T) error { return errNeedsHook }},
 	{"a thief as Slot.Put stores the task of an empty slot", "PublishBeforeTask", func(*testing.T) error { return errNeedsHook }},
 	{"Empty while the owner moves the runnext task into the ring and takes a new one", "EmptyMissesRunnext", func(*testing.T) error { return errNeedsHook }},
+	{"Empty across a Put, a Get, a PutNext and a thief's steal", "SeqBeforePut", func(*testing.T) error { return errNeedsHook }},
 }
