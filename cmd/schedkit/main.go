@@ -1,7 +1,7 @@
 // Command schedkit runs schedkit's verification ladder and shows the
 // executor at work.
 //
-//	schedkit verify [-long] [-run PATTERN] [-json]   every check that exists, as a table
+//	schedkit verify [-long] [-run PATTERN] [-list] [-json]  every check that exists, as a table
 //	schedkit demo [-dir PATH] [-procs N] [-trace F]  hash a directory tree on the executor
 //	schedkit trace [-o FILE] [-workload NAME]        Chrome trace-event JSON of a workload
 //	schedkit tlc [-long] [-only=auto] [-workers n]   TLC on every spec and mutant config
@@ -34,7 +34,7 @@ const exitNoJar = 3
 
 const usageText = `usage: schedkit <command> [flags]   (schedkit <command> -h for its flags and an example)
 
-  verify [-long] [-run PATTERN] [-json]           run every check and print the table
+  verify [-long] [-run PATTERN] [-list] [-json]   run every check (or -list them) and print the table
   demo [-dir PATH] [-procs N] [-trace FILE]       hash a directory tree on the executor, print per-P stats
   trace [-o FILE] [-workload NAME]                write a Chrome trace-event JSON of a workload (Perfetto)
   tlc [-long] [-only=auto] [-workers n]           run TLC on every spec and mutant config

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -33,7 +34,7 @@ type matrix struct {
 	lines     []string
 }
 
-const verifyAbout = `usage: schedkit verify [-long] [-run PATTERN] [-json] [-race=false] [-tla=false] [-workers n]
+const verifyAbout = `usage: schedkit verify [-long] [-run PATTERN] [-list] [-json] [-race=false] [-tla=false] [-workers n]
 
 Runs every check of the ladder (go vet, the unit and property tests under
 the race detector, the explorer and the kill matrices, TLC on every spec
@@ -42,12 +43,17 @@ then the kill matrices. A line per step and per package goes to stderr as
 it finishes. Exits 1 when a check fails.
 
 -run PATTERN keeps the rows whose "component check" matches the regexp,
-and runs only the packages and TLC models that can make such a row.
+and runs only the packages, tests and TLC models that can make such a row
+(read from the test sources: -run '^lfq unit' runs lfq's unit tests, not
+its stress tests, the fuzz package, the explorer or the kill matrix).
+-list prints the rows, one "component check" a line (what -run matches),
+and exits without building or running anything.
 -json writes the rows to stdout as JSON Lines, one object a row:
 {"component":"lfq","check":"unit","result":"pass","explored":"12 tests"}
 ("result" is "pass", "FAIL" or "skipped: why"); no table, no matrices.`
 
 const verifyExample = `  go run ./cmd/schedkit verify                         # everything (minutes)
+  go run ./cmd/schedkit verify -list                   # the rows, for -run
   go run ./cmd/schedkit verify -run '^lfq ' -tla=false  # lfq's rows only
   go run ./cmd/schedkit verify -run 'TLA\+ Ring\b' -json  # the Ring spec's TLC rows, for machines`
 
@@ -126,6 +132,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	workers := fs.Int("workers", 2, "TLC worker threads")
 	runPat := fs.String("run", "", "keep only the rows whose \"component check\" matches this regexp (and run only what can make them)")
 	asJSON := fs.Bool("json", false, "write the rows as JSON Lines (one object a row) instead of the table")
+	list := fs.Bool("list", false, "print the rows verify can make (with -run: those it keeps), one \"component check\" a line, and exit: nothing is built or run")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -152,7 +159,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	var rows []row
 	say := func(format string, args ...any) { fmt.Fprintf(stderr, "verify: "+format+"\n", args...) }
 
-	if sel.match("all", "go vet") {
+	if sel.match("all", "go vet") && !*list {
 		say("go vet ./...")
 		vet := row{component: "all", check: "go vet", result: "pass"}
 		if out, err := goCmd(ctx, root, nil, "vet", "./..."); err != nil {
@@ -168,18 +175,14 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "schedkit verify:", err)
 		return 1
 	}
+	plans := planPasses(root, pkgs, sel, *race)
+	if *list {
+		return listRows(stdout, stderr, filepath.Join(root, tlaDir), plans, sel, *tla, *long, *runPat)
+	}
 	var failures []*testResult
 	var matrices []matrix
-	for i, p := range goPasses {
-		var sel2 []string
-		for _, pkg := range pkgs {
-			if p.pkgs(pkg) && sel.pkg(pkg, p.tags) {
-				sel2 = append(sel2, "./"+pkg)
-			}
-		}
-		if len(sel2) == 0 {
-			continue
-		}
+	for k, p := range plans {
+		sel2 := p.pkgs
 		args := []string{"test", "-json", "-count=1", "-timeout", verifyTimeout}
 		if p.race && *race {
 			args = append(args, "-race")
@@ -197,7 +200,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		if len(sel2) > 3 {
 			what = strconv.Itoa(len(sel2)) + " packages"
 		}
-		say("pass %d of %d: go %s %s", i+1, len(goPasses), strings.Join(args, " "), what)
+		say("%s", passLine(k, len(plans), args, what))
 		pp := &passProgress{total: len(sel2), say: say, now: time.Now}
 		stop := pp.heartbeat(30 * time.Second)
 		out, _ := goCmd(ctx, root, pp.line, append(args, sel2...)...) // failures show up in the events

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -296,7 +300,8 @@ func TestVerifyRunAndJSON(t *testing.T) {
 	assert.Equal(t, "unit", r.Check)
 	assert.Equal(t, "pass", r.Result)
 	assert.Regexp(t, `^\d+ tests?$`, r.Explored)
-	assert.Contains(t, errb.String(), "verify: pass 1 of 3: go test -json -count=1 -timeout "+verifyTimeout+" -short ./internal/mutation\n")
+	assert.Regexp(t, `verify: pass 1 of 1: go test -json -count=1 -timeout `+verifyTimeout+` -run '\^\((\w+\|)*\w+\)\$' -short \./internal/mutation\n`, errb.String(),
+		"one pass, of 1: the explorer and the kill matrix can make no mutation row; only mutation's tests")
 	assert.Contains(t, errb.String(), "[1/1] internal/mutation")
 	assert.Contains(t, errb.String(), "verify: all 1 checks passed")
 	assert.NotContains(t, errb.String(), "go vet", "-run left vet out")
@@ -335,4 +340,100 @@ func TestFailureFollowsItsRow(t *testing.T) {
 	require.Len(t, kept, 1)
 	assert.Equal(t, "TestStressExactlyOnce", kept[0].Test)
 	assert.Len(t, selector{}.failures(failures, ""), 2, "no -run: every failure")
+}
+
+// planner plans verify's passes on this checkout for a -run pattern.
+func planner(t *testing.T) func(pattern string) []plannedPass {
+	t.Helper()
+	root, err := moduleRoot()
+	require.NoError(t, err)
+	pkgs, err := listPackages(context.Background(), root)
+	require.NoError(t, err)
+	return func(pattern string) []plannedPass {
+		var sel selector
+		if pattern != "" {
+			sel.re = regexp.MustCompile(pattern)
+		}
+		return planPasses(root, pkgs, sel, true)
+	}
+}
+
+// TestPlanRunsOnlyWhatTheRowsNeed: -run '^lfq unit' ran the fuzz package,
+// the explorer and the kill matrix (4 minutes for 18 tests); now only lfq's
+// unit tests, in one pass. Each narrower pattern runs only its tests, and
+// no -run runs every pass as it is.
+func TestPlanRunsOnlyWhatTheRowsNeed(t *testing.T) {
+	planFor := planner(t)
+	plans := planFor(`^lfq unit`)
+	require.Len(t, plans, 1, "the normal pass only")
+	p := plans[0]
+	assert.Equal(t, "", p.tags)
+	assert.Equal(t, []string{"./lfq"}, p.pkgs, "not the fuzz package")
+	assert.Equal(t, []row{{component: "lfq", check: "unit"}}, p.rows)
+	for _, left := range []string{"TestStressExactlyOnce", "TestLinearizable", "TestKillMatrix", "FuzzRing"} {
+		assert.NotContains(t, p.run, left)
+	}
+	assert.Contains(t, p.run, "TestPutGetIsFIFO")
+	assert.Regexp(t, `^\^\((\w+\|)*\w+\)\$$`, p.run)
+
+	plans = planFor(`^lfq interleavings`)
+	require.Len(t, plans, 1)
+	assert.Equal(t, "schedcheck,schedmutant", plans[0].tags)
+	assert.Equal(t, []string{"./lfq"}, plans[0].pkgs)
+	assert.Contains(t, plans[0].run, "TestExploreRing")
+	assert.NotContains(t, plans[0].run, "TestKillMatrix", "the explorer's row needs no kill matrix")
+
+	plans = planFor(`seeded mutants`)
+	require.Len(t, plans, 1)
+	assert.Equal(t, "^(TestKillMatrix)$", plans[0].run)
+	assert.Equal(t, []string{"./executor", "./globalq", "./lfq", "./runnext", "./spinning", "./stealing"}, sorted(plans[0].pkgs))
+
+	plans = planFor(`^(lfq unit|explore finds seeded)`)
+	require.Len(t, plans, 2, "the normal pass and the explorer's, not the mutants'")
+	assert.Equal(t, []string{"", "schedcheck"}, []string{plans[0].tags, plans[1].tags})
+	assert.Equal(t, "pass 2 of 2: go test -run '^(TestA|TestB)$' -short ./explore", passLine(1, len(plans), []string{"test", "-run", "^(TestA|TestB)$", "-short"}, "./explore"),
+		"the passes that run are numbered 1..n, with none skipped")
+
+	plans = planFor("")
+	require.Len(t, plans, len(goPasses))
+	for i, p := range plans {
+		assert.Equal(t, goPasses[i].run, p.run, "no -run: the pass's own pattern")
+	}
+	assert.Contains(t, plans[0].pkgs, "./fuzz")
+}
+
+func sorted(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
+
+// TestVerifyList: -list prints the rows, one "component check" a line, what
+// -run matches, and builds nothing.
+func TestVerifyList(t *testing.T) {
+	var out, errb strings.Builder
+	require.Equal(t, 0, runVerify([]string{"-list", "-run", `^lfq `, "-tla=false"}, &out, &errb), errb.String())
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	for _, want := range []string{"lfq unit", "lfq race stress, exactly once", "lfq fuzz seeds vs model",
+		"lfq interleavings (explorer, bound 2)", "lfq seeded mutants killed by >= 2 deterministic checkers"} {
+		assert.Contains(t, lines, want)
+	}
+	for _, l := range lines {
+		assert.True(t, strings.HasPrefix(l, "lfq "), l)
+	}
+	assert.Empty(t, errb.String(), "no progress: nothing runs")
+
+	// The TLC models' rows, from a directory of specs of its own.
+	specs := t.TempDir()
+	for name, text := range map[string]string{"Ring.tla": "", "Ring.cfg": "INVARIANT Inv\n",
+		"Ring_mutant_X.cfg": "\\* Expect: Inv\nINVARIANT Inv\n", "Ring_long.cfg": "INVARIANT Inv\n"} {
+		require.NoError(t, os.WriteFile(filepath.Join(specs, name), []byte(text), 0o644))
+	}
+	out.Reset()
+	require.Equal(t, 0, listRows(&out, &errb, specs, nil, selector{regexp.MustCompile(`TLA`)}, true, false, "TLA"), errb.String())
+	assert.Equal(t, "lfq TLA+ Ring.tla passes\nlfq TLA+ Ring mutant X rejected by Inv\n", out.String())
+	out.Reset()
+	require.Equal(t, 0, listRows(&out, &errb, specs, nil, selector{regexp.MustCompile(`TLA`)}, true, true, "TLA"), errb.String())
+	assert.Contains(t, out.String(), "lfq TLA+ Ring (long).tla passes\n")
+	assert.Contains(t, out.String(), "lfq TLA+ Ring mutant X rejected by Inv only\n", "long mode does the only-it re-run")
+	out.Reset()
+	require.Equal(t, 0, runVerify([]string{"-list", "-tla=false"}, &out, &errb), errb.String())
+	assert.True(t, strings.HasPrefix(out.String(), "all go vet\n"), out.String())
+	assert.Equal(t, 2, runVerify([]string{"-list", "-run", "no such row"}, &out, &errb))
 }
