@@ -8,6 +8,8 @@
 // Without the tag the structures build and their plain tests run; the
 // explorations skip.
 //
+//   - counter: the README's example, an atomicx counter, and Inc as a load
+//     then a store
 //   - treiber: a Treiber stack of reused nodes, and the ABA problem
 //   - msqueue: the Michael-Scott queue, and a check-then-act link
 //   - seqlock: a sequence lock, and a reader that accepts a torn read

@@ -312,6 +312,12 @@
 //	  free lists zeroed, distinct, counted; refused       TestFreeListsZeroedAndDistinct (bubbles),
 //	  submits give records back; -race stress             TestRefusedSubmitReturnsItsRecord,
 //	                                                      TestStressRecordsReused
+//	a record is zero before it goes on the global list: gfree_hook_test.go TestFreeListZeroesBeforePut
+//	  a taker pinned right after a put's unlock (the      (-tags schedcheck; pinned races)
+//	  list alone; a refused TryGo's record)
+//	a refused TryGo's record reused by another Go, in   gfree_explore_test.go TestExploreFreeList
+//	  every interleaving (bound 1): each task once,       (-tags schedcheck)
+//	  lists clean; MustReach the record reused
 //	idle records trimmed at GC, down to 1024            gfree_test.go TestGlobalFreeTrimmedAtGC
 //	local spawn reads no clock                          clock_schedcheck_test.go (-tags schedcheck)
 //	every interleaving (bound 1): each task once, no    explore_test.go TestExploreExecutor (-tags schedcheck)
@@ -451,7 +457,8 @@
 //	                                                    FullWakesNobody, ReserveLoadStore,
 //	                                                    RoomFreedAfterLook, SyscallNeverRetaken,
 //	                                                    SyscallExitIgnoresRetake, GlobalFreeNoZero,
-//	                                                    SpillKeepsLocal, JoinTakesBackStolen,
+//	                                                    SpillKeepsLocal, FreeZeroAfterPut,
+//	                                                    JoinTakesBackStolen,
 //	                                                    JoinSkipsWaitForThief,
 //	                                                    JoinStateReusedBeforeWait,
 //	                                                    SubmitSkipsWakeAlways, BootNoWait,

@@ -108,7 +108,12 @@ func (l *gfreeList) putN(ts []*task) {
 // put zeroes one record that no P frees (released without a P, a submit
 // refused, a task dropped after Shutdown stopped the Ms) and adds it.
 func (l *gfreeList) put(t *task) {
-	*t = task{}
+	if mutant == freeZeroAfterPut {
+		l.putN([]*task{t})
+		*t = task{}
+		return
+	}
+	*t = task{} // before the put: once on the list, another submitter may take it
 	l.putN([]*task{t})
 }
 

@@ -70,6 +70,7 @@ var killConfig = killmatrix.Config{
 		"RoomFreedAfterLook":         {"room", "room2"},
 		"GlobalFreeNoZero":           {"reuse", "freelists"},
 		"SpillKeepsLocal":            {"reuse", "freelists"},
+		"FreeZeroAfterPut":           {"freezero", "freezero2"},
 		"SyscallNeverRetaken":        {"syscall", "syscall2"},
 		"SyscallExitIgnoresRetake":   {"syscall", "syscall2"},
 		"JoinTakesBackStolen":        {"join", "join2"},
@@ -108,6 +109,8 @@ var killConfig = killmatrix.Config{
 		{Name: "outallocs", Deterministic: true, Run: outsideAllocs},
 		{Name: "reuse", Deterministic: true, Run: bubbles(recordsReused(1), recordsReused(2))},
 		{Name: "freelists", Deterministic: true, Run: bubbles(freeListsClean(1), freeListsClean(2))},
+		{Name: "freezero", Deterministic: true, Run: freeZeroPinned(false)},
+		{Name: "freezero2", Deterministic: true, Run: freeZeroPinned(true)},
 		{Name: "retaken", Deterministic: true, Run: bubbles(spawnAfterRetake(false))},
 		{Name: "retaken2", Deterministic: true, Run: bubbles(spawnAfterRetake(true))},
 		{Name: "counters", Deterministic: true, Run: bubbles(countersOneGo, countersUnparkElsewhere(3, false), countersRetake(1))},
@@ -215,6 +218,18 @@ func killBySubmitPairs(*testing.T) error {
 		return killmatrix.ErrNotApplicable
 	}
 	return err
+}
+
+// freeZeroPinned runs a pinned race on the global free list
+// (gfree_hook_test.go): on the list alone, or through a refused TryGo.
+func freeZeroPinned(viaTryGo bool) func(*testing.T) error {
+	return func(*testing.T) error {
+		applicable, err := executor.FreeZeroPinned(viaTryGo)
+		if !applicable {
+			return killmatrix.ErrNotApplicable
+		}
+		return err
+	}
 }
 
 // exploreRoom runs the explorer's MaxQueued scenarios

@@ -160,6 +160,11 @@ const (
 	// them on its own list too, so one record is handed out twice: to a
 	// spawn on the P and to an outside submit (or another P's refill).
 	spillKeepsLocal
+	// FreeZeroAfterPut: a record freed without a P (a refused submit's,
+	// one released off any P) is zeroed after it goes on the global free
+	// list, not before, so an outside submitter that takes it in between
+	// has its func (and its room under Config.MaxQueued) wiped.
+	freeZeroAfterPut
 	// JoinTakesBackStolen: a Task.Join takes its b back without winning
 	// b's claim word, so a b that a thief took runs twice.
 	joinTakesBackStolen
@@ -245,6 +250,7 @@ var mutationNames = [...]string{
 
 	globalFreeNoZero: "GlobalFreeNoZero",
 	spillKeepsLocal:  "SpillKeepsLocal",
+	freeZeroAfterPut: "FreeZeroAfterPut",
 
 	joinTakesBackStolen:       "JoinTakesBackStolen",
 	joinSkipsWaitForThief:     "JoinSkipsWaitForThief",

@@ -42,6 +42,8 @@ type roomCase struct {
 	mustReach []string
 	// outcome labels the execution's end state for MustReach.
 	outcome func(e *Executor, x *roomRun) string
+	// after, if set, checks the executor after Close, beside the rest.
+	after func(e *Executor) error
 }
 
 // roomRun is what one execution's threads share with its check.
@@ -118,6 +120,9 @@ func (c roomCase) run() explore.Run {
 			}
 			if n := e.nwait.Load(); n != 0 {
 				return fmt.Errorf("%d submitters still counted as waiting for room", n)
+			}
+			if c.after != nil {
+				return c.after(e)
 			}
 			return nil
 		},

@@ -130,10 +130,14 @@
 //
 //	go test ./fuzz/                                           # seeds only, as in CI; interleaved targets skip
 //	go test -tags schedcheck ./fuzz/                          # the interleaved seeds too
-//	go test -run '^$' -fuzz=FuzzRing -fuzztime=60s ./fuzz/    # fuzz one sequential target
-//	go test -tags schedcheck -run '^$' -fuzz=FuzzRingInterleaved -fuzztime=60s ./fuzz/
+//	go test -run '^$' -fuzz='^FuzzRing$' -fuzztime=60s ./fuzz/  # fuzz one sequential target
+//	go test -tags schedcheck -run '^$' -fuzz='^FuzzRingInterleaved$' -fuzztime=60s ./fuzz/
 //	SCHEDKIT_MUTATION=PublishBeforeWrite go test -tags schedcheck,schedmutant \
-//	    -run '^$' -fuzz=FuzzRingInterleaved -fuzztime=60s ./fuzz/  # on a seeded fault
+//	    -run '^$' -fuzz='^FuzzRingInterleaved$' -fuzztime=60s ./fuzz/  # on a seeded fault
+//
+// Anchor the pattern: a bare FuzzRing also matches FuzzRingInterleaved, and
+// go test refuses a pattern that matches two targets (internal/readme's
+// test checks every -fuzz= in the repository).
 //
 // SCHEDKIT_MUTATION names a mutation of any component; a name two
 // components share (GetSkipsLast) takes its component, globalq.GetSkipsLast.
