@@ -1,6 +1,6 @@
 // Package bench measures schedkit's components against what a user would
 // pick instead, each comparison reported as a ratio taken in one run (bar
-// item 9 of DESIGN.md).
+// rung 9 of docs/DESIGN.md).
 //
 // It is its own module (github.com/schedkit/schedkit/bench) so that the
 // libraries it compares against never become dependencies of schedkit; the

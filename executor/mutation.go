@@ -3,7 +3,7 @@ package executor
 import "github.com/schedkit/schedkit/globalq"
 
 // A mutation is a seeded fault in the executor, for proving that its
-// checkers catch real bugs (DESIGN.md, bar item 8). In a normal build the
+// checkers catch real bugs (docs/DESIGN.md, rung 8). In a normal build the
 // current mutation is the constant noMutation and every faulty branch
 // compiles away; under the build tag schedmutant a test selects one with
 // SetMutation.

@@ -1,5 +1,5 @@
 // Package fuzz holds the go test -fuzz targets for every schedkit component
-// (bar item 3 of the design brief) and the small byte decoder they share.
+// (rung 3 of docs/DESIGN.md) and the small byte decoder they share.
 // Each component has two: a sequential target, whose bytes choose the
 // operations, and an interleaved one, whose bytes also choose the
 // interleaving the explorer runs them in.

@@ -85,7 +85,7 @@
 //
 // # Verification
 //
-// Each rung of the ladder in DESIGN.md has its file: ring_test.go (units),
+// Each rung of the ladder in docs/DESIGN.md has its file: ring_test.go (units),
 // model_test.go (a rapid state machine against a slice), ../fuzz
 // (FuzzRing), stress_test.go (race detector, exactly-once counting, under a
 // watchdog), explore_test.go (every interleaving within preemption bound 2,

@@ -1,7 +1,7 @@
 package runnext
 
 // A mutation is a seeded fault in the slot or the queue, for proving that
-// the checkers catch real bugs (DESIGN.md, bar item 8). In a normal build
+// the checkers catch real bugs (docs/DESIGN.md, rung 8). In a normal build
 // the current mutation is the constant noMutation and every faulty branch
 // compiles away; under the build tag schedmutant a test selects one with
 // SetMutation.

@@ -109,7 +109,7 @@
 //
 // # Verification
 //
-// Each rung of the ladder in DESIGN.md has its file: order_test.go and
+// Each rung of the ladder in docs/DESIGN.md has its file: order_test.go and
 // stealer_test.go (units; the order is a permutation for every P count in
 // 1..256, every start and every coprime stride), scenarios_test.go (fixed
 // scenarios, one per seeded mutation's shape), model_test.go (a rapid

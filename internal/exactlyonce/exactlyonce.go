@@ -1,6 +1,6 @@
 // Package exactlyonce judges a stress test's tally: counts[id] is how many
 // times item id was consumed, and every item must have been consumed exactly
-// once (DESIGN.md, bar item 4). Every component's stress test uses it.
+// once (docs/DESIGN.md, rung 4). Every component's stress test uses it.
 package exactlyonce
 
 import (

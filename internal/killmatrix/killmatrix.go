@@ -1,7 +1,7 @@
 // Package killmatrix runs every checker of a component against every seeded
 // mutation of it and asserts that each mutation is caught by at least two
-// deterministic code-level checkers and the real code by none (DESIGN.md,
-// bar item 8). TLC and the timing-dependent checkers (stress, histories from
+// deterministic code-level checkers and the real code by none (docs/DESIGN.md,
+// rung 8). TLC and the timing-dependent checkers (stress, histories from
 // real goroutines) are shown beside them as extra kills: a verdict that
 // depends on the machine or on a jar being present cannot carry the bar.
 //

@@ -1,9 +1,9 @@
 // Package linearize records call/return histories of concurrent operations
 // and checks them for linearizability with porcupine
 // (github.com/anishathalye/porcupine). It is test support: several
-// components' stress tests use it for bar item 6 of the design brief
-// ("histories from the stress test checked by porcupine against the
-// sequential model").
+// components' stress tests and explorer scenarios use it for rung 6 of
+// docs/DESIGN.md (linearizability: a recorded history checked by porcupine
+// against the sequential model).
 //
 // # Recording
 //

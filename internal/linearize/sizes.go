@@ -6,7 +6,7 @@ import (
 )
 
 // StressItems is how many items one exactly-once stress run of a component
-// moves (DESIGN.md, bar item 4): a million in long mode, 50,000 under
+// moves (docs/DESIGN.md, rung 4): a million in long mode, 50,000 under
 // -short, where CI runs it.
 func StressItems() int {
 	if testing.Testing() && testing.Short() {

@@ -1,6 +1,6 @@
 // Package proptest proves that a property test can fail: ExpectFailure runs a
 // rapid property on a Recorder instead of the test, so a test can assert
-// that the property catches a deliberately broken implementation (DESIGN.md:
+// that the property catches a deliberately broken implementation (docs/DESIGN.md:
 // a check that cannot fail is a defect). Every component's model test uses it,
 // and ExpectPanic for the hot-path misuse that must panic naming its call.
 package proptest
