@@ -441,6 +441,16 @@
 //	every interleaving (bound 1): take-back against a   join_explore_test.go TestExploreJoin
 //	  thief stealing b from the ring; MustReach taken     (-tags schedcheck)
 //	  back and stolen
+//	every interleaving (bound 1) of a stolen b's finish  join_explore_test.go TestExploreJoinRaces
+//	  against its joiner's park (the joiner helps, then   (-tags schedcheck; about 20000 executions;
+//	  parks or finds b done; a panicking a or b), and a   kill matrix joinrace, joinvictim): MustReach
+//	  thief that is a victim (its own Join's b stolen     parked, park lost, readied, finished first,
+//	  by the first joiner): b runs once, every Join       stolen, victim robbed by the joiner
+//	  returns after it, with b's panic
+//	a Join's push wakes an idle P (the other M parked   join_wake_test.go TestJoinWake (bubbles,
+//	  before the Join, or the joiner's P idle under a     wakeBound; kill matrix joinwake, joinwake2)
+//	  nested Join): b starts within the bound, and a
+//	  parked joiner is readied by its woken thief
 //	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant):
 //	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership,
@@ -461,6 +471,8 @@
 //	                                                    JoinTakesBackStolen,
 //	                                                    JoinSkipsWaitForThief,
 //	                                                    JoinStateReusedBeforeWait,
+//	                                                    JoinParkNoCAS, JoinFinishNoSwap,
+//	                                                    JoinErrAfterDone, JoinPushNoWake,
 //	                                                    SubmitSkipsWakeAlways, BootNoWait,
 //	                                                    SysmonNotKicked, SysmonNoUsleep,
 //	                                                    AbandonIgnoresInflight,

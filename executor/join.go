@@ -116,7 +116,9 @@ func (e *Executor) joinPush(w *worker, b func(Task)) (r *task, j *Group, p *proc
 		e.joinOverflow(w, p, spill)
 	}
 	p.status.Store(me)
-	e.wakeIfIdle()
+	if mutant != joinPushNoWake {
+		e.wakeIfIdle()
+	}
 	return r, j, p, n
 }
 
@@ -256,9 +258,24 @@ func (e *Executor) joinLoop(w *worker, j *Group) {
 			continue
 		}
 		e.giveUpP(w)
-		if !j.jstate.CompareAndSwap(joinPending, joinParked) {
+		if mutant == joinParkNoCAS { // the seeded fault: a load, then a store
+			if j.jstate.Load() != joinPending {
+				if joinHook != nil {
+					joinHook("park lost")
+				}
+				e.reacquire(w)
+				return
+			}
+			j.jstate.Store(joinParked)
+		} else if !j.jstate.CompareAndSwap(joinPending, joinParked) {
+			if joinHook != nil {
+				joinHook("park lost")
+			}
 			e.reacquire(w)
 			return
+		}
+		if joinHook != nil {
+			joinHook("parked")
 		}
 		e.park(w)
 	}
@@ -268,15 +285,42 @@ func (e *Executor) joinLoop(w *worker, j *Group) {
 // with err. The Swap to joinDone is its last touch of j, which the joiner
 // may reuse from then on.
 func (g *Group) joinFinish(err error, x *worker) {
-	if err != nil {
+	if err != nil && mutant != joinErrAfterDone {
 		g.err = err
 		g.failed.Store(2)
 	}
 	e, jw := g.e, g.jw
-	if g.jstate.Swap(joinDone) == joinParked {
+	var was uint32
+	switch mutant {
+	case joinFinishNoSwap: // the seeded fault: a load, then a store
+		was = g.jstate.Load()
+		g.jstate.Store(joinDone)
+	case joinErrAfterDone: // the seeded fault: the panic after the done flag
+		was = g.jstate.Swap(joinDone)
+		if err != nil {
+			g.err = err
+			g.failed.Store(2)
+		}
+	default:
+		was = g.jstate.Swap(joinDone)
+	}
+	if joinHook != nil {
+		if was == joinParked {
+			joinHook("readied")
+		} else {
+			joinHook("finished first")
+		}
+	}
+	if was == joinParked {
 		e.ready(x, &jw.wt)
 	}
 }
+
+// joinHook, set only by tests before an executor starts, sees the racy
+// steps of a Join whose b a thief runs: the joiner "parked", or found b
+// done after giving its P away ("park lost"); the thief's finish
+// "readied" the parked joiner, or "finished first".
+var joinHook func(step string)
 
 // joinPut resets a join state nobody else can touch any more and puts it
 // on w's free list.
