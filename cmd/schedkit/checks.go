@@ -77,17 +77,18 @@ var goPasses = []goPass{
 
 // components names the component whose unit tests a package holds.
 var components = map[string]string{
-	"atomicx":             "atomicx",
-	"explore":             "explore",
-	"internal/linearize":  "linearize",
-	"internal/tlc":        "tlc runner",
-	"internal/killmatrix": "killmatrix",
-	"internal/mutation":   "mutation",
-	"internal/realtime":   "realtime",
-	"fuzz":                "fuzz decoder",
-	"cmd/schedkit":        "schedkit verify",
-	"metrics/prom":        "metrics",
-	"metrics/expvars":     "metrics",
+	"atomicx":               "atomicx",
+	"explore":               "explore",
+	"internal/linearize":    "linearize",
+	"internal/tlc":          "tlc runner",
+	"internal/killmatrix":   "killmatrix",
+	"internal/mutation":     "mutation",
+	"internal/realtime":     "realtime",
+	"fuzz":                  "fuzz decoder",
+	"cmd/schedkit":          "schedkit verify",
+	"cmd/schedkit/demoprom": "schedkit verify", // schedkit demo -prom
+	"metrics/prom":          "metrics",
+	"metrics/expvars":       "metrics",
 }
 
 // componentOrder is the order of the table: the tools first, then the

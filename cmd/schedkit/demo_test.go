@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/schedkit/schedkit/cmd/schedkit/internal/demo"
 	"github.com/schedkit/schedkit/executor"
 )
 
@@ -54,7 +56,7 @@ func seqDigest(t *testing.T, dir string) (sum [32]byte, files int) {
 func smallTree(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	require.NoError(t, genTree(root, 95))
+	require.NoError(t, demo.GenTree(root, 95))
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "empty", "deeper"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(root, "zero"), nil, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(root, "big"), []byte(strings.Repeat("schedkit ", 100000)), 0o644))
@@ -126,7 +128,7 @@ func TestDemoGeneratedTreeIsTheSameOnEveryRun(t *testing.T) {
 	assert.Equal(t, a, b)
 	assert.Contains(t, out, "demo: hashed a generated tree: 120 files,")
 	root := t.TempDir()
-	require.NoError(t, genTree(root, 120))
+	require.NoError(t, demo.GenTree(root, 120))
 	want, _ := seqDigest(t, root)
 	assert.Equal(t, hex.EncodeToString(want[:]), a)
 }
@@ -147,15 +149,35 @@ func TestDemoTraceFile(t *testing.T) {
 	assert.Equal(t, m[1], strconv.Itoa(len(begins)), "every task the demo ran is a trace task")
 }
 
-// -prom prints the collector's scrape of the run: its task total is the
-// demo's.
-func TestDemoPromScrape(t *testing.T) {
-	_, out := demoDigest(t, "-files", "40", "-procs", "2", "-quiet", "-prom")
-	tasks := demoTasksRE.FindStringSubmatch(out)
-	require.NotNil(t, tasks, out)
-	assert.Contains(t, out, "\nschedkit_tasks_total "+tasks[1]+"\n")
-	assert.Contains(t, out, "# TYPE schedkit_p_tasks_total counter\n")
-	assert.Contains(t, out, "schedkit_procs 2\n")
+// -prom hands the run, with its flags, to demoprom (a command of its own,
+// so that this one does not import the Prometheus client); its exit code
+// is the demo's.
+func TestDemoPromRunsDemoprom(t *testing.T) {
+	var got []string
+	defer func(f func([]string, io.Writer, io.Writer) int) { runDemoprom = f }(runDemoprom)
+	runDemoprom = func(args []string, stdout, _ io.Writer) int {
+		got = args
+		io.WriteString(stdout, "scraped\n")
+		return 3
+	}
+	var o, e strings.Builder
+	assert.Equal(t, 3, runDemo([]string{"-files", "40", "-prom", "-quiet"}, &o, &e))
+	assert.Equal(t, []string{"-files", "40", "-prom", "-quiet"}, got)
+	assert.Equal(t, "scraped\n", o.String())
+	assert.Equal(t, 2, demo.Run(demo.Options{Files: 1, Prom: true}, &o, &e, nil), "Run without a scrape refuses -prom")
+	assert.Contains(t, e.String(), "go run ./cmd/schedkit/demoprom")
+}
+
+// TestUsageNeedsNoModule: cmd/schedkit imports the standard library and the
+// module's own packages only, so that the first `go run ./cmd/schedkit`
+// downloads nothing (it fetched the Prometheus client, protobuf and a
+// progress bar just to print the usage: 1 min 45 s cold).
+func TestUsageNeedsNoModule(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	for _, p := range strings.Fields(string(out)) {
+		assert.True(t, strings.HasPrefix(p, "github.com/schedkit/schedkit/"), "cmd/schedkit imports %s", p)
+	}
 }
 
 // TestDemoTableColumnsSum: every column's "all" is the sum of the rows above
