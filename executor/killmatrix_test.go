@@ -50,8 +50,6 @@ var killConfig = killmatrix.Config{
 		"NoHelpCap":                  {"helpcap", "helpcap2"},
 		"NoYield":                    {"yield", "yield2"},
 		"PreemptKeepsNext":           {"preempt", "preempt2"},
-		"PreemptRequeueNoWake":       {"preemptwake", "preemptwake2"},
-		"SpinNoNeedSpinning":         {"needspin", "needspin2"},
 		"NoSpawnWake":                {"wake-spawn", "wake-spawng"},
 		"NoGlobalSpawnWake":          {"wake-global", "wake-retake"},
 		"SubmitWakesOnlyIdle":        {"needspin", "needspin2"},
@@ -89,9 +87,6 @@ var killConfig = killmatrix.Config{
 		"JoinErrAfterDone":           {"joinrace", "joinvictim"},
 		"JoinPushNoWake":             {"joinwake", "joinwake2"},
 		"RetakeServesWaiterFirst":    {"syscallwaiter", "syscallwaiter2"},
-		"SyscallTickAfterStatus":     {"callage", "callage2"},
-		"ExitWaitAfterToken":         {"exittoken", "exittoken2"},
-		"RetakeAtFirstOverrun":       {"sysmon2", "sysmon2b"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "blockers", Deterministic: true, Run: bubbles(blockersPlusQueued(1, false), blockersPlusQueued(2, false))},
@@ -144,10 +139,6 @@ var killConfig = killmatrix.Config{
 		{Name: "recheck2", Deterministic: true, Run: executor.WakeupCheck("recheck2")},
 		{Name: "fair61", Deterministic: true, Run: executor.WakeupCheck("fair61")},
 		{Name: "fair61chain", Deterministic: true, Run: executor.WakeupCheck("fair61-chain")},
-		{Name: "conserve", Deterministic: true, Run: executor.ConserveCheck("local")},
-		{Name: "conserve2", Deterministic: true, Run: executor.ConserveCheck("global")},
-		{Name: "preemptwake", Deterministic: true, Run: executor.ConserveCheck("preempt")},
-		{Name: "preemptwake2", Deterministic: true, Run: executor.ConserveCheck("preempt2")},
 		{Name: "closerace", Deterministic: true, Run: closeRace("go-vs-close", "go-vs-shutdown")},
 		{Name: "closerace2", Deterministic: true, Run: closeRace("batch-vs-close", "group-vs-close", "batch-vs-shutdown")},
 		{Name: "blockrunnext", Deterministic: true, Run: bubbles(blockingRetakesP)},
@@ -171,12 +162,6 @@ var killConfig = killmatrix.Config{
 		{Name: "usleep2", Deterministic: true, Run: bubbles(syscallNoMRuns(true))},
 		{Name: "syscallwaiter", Deterministic: true, Run: bubbles(syscallWaiterBeside(1, false), syscallWaiterBeside(2, false))},
 		{Name: "syscallwaiter2", Deterministic: true, Run: bubbles(syscallWaiterBeside(1, true), syscallWaiterBeside(2, true))},
-		{Name: "callage", Deterministic: true, Run: executor.SyscallOrderCheck("callage")},
-		{Name: "callage2", Deterministic: true, Run: exploreSyscall("syscall-second-call"), RealCodeElsewhere: true},
-		{Name: "exittoken", Deterministic: true, Run: executor.SyscallOrderCheck("exittoken")},
-		{Name: "exittoken2", Deterministic: true, Run: exploreSyscall("syscall-exit-waits"), RealCodeElsewhere: true},
-		{Name: "sysmon2", Deterministic: true, Run: executor.SyscallOrderCheck("sysmon2")},
-		{Name: "sysmon2b", Deterministic: true, Run: executor.SyscallOrderCheck("pingpong-request")},
 		{Name: "joinrace", Deterministic: true, Run: joinRaces(false), RealCodeElsewhere: true},
 		{Name: "joinvictim", Deterministic: true, Run: joinRaces(true), RealCodeElsewhere: true},
 		{Name: "joinwake", Deterministic: true, Run: executor.JoinWakeCheck("push")},
@@ -239,18 +224,6 @@ func killByExplorer(*testing.T) error {
 func joinRaces(victim bool) func(*testing.T) error {
 	return func(*testing.T) error {
 		applicable, err := executor.ExploreJoinRaces(victim)
-		if !applicable {
-			return killmatrix.ErrNotApplicable
-		}
-		return err
-	}
-}
-
-// exploreSyscall runs the explorer's Syscall scenario named
-// (syscall_explore_test.go) with its MustReach.
-func exploreSyscall(name string) func(*testing.T) error {
-	return func(*testing.T) error {
-		applicable, err := executor.ExploreSyscall(name)
 		if !applicable {
 			return killmatrix.ErrNotApplicable
 		}

@@ -191,17 +191,6 @@ const (
 	// before closing puts its task after the look, and Shutdown returns a
 	// count without it; the task is accepted, never run, never counted.
 	abandonIgnoresInflight
-	// AbandonInflightLate: Shutdown's look past its deadline reads the
-	// submits in flight after the queues, not before: a submit that puts
-	// its task after the look at the queues and leaves before the read is
-	// accepted, never run, never counted.
-	abandonInflightLate
-	// AbandonTakesLate: Shutdown's look past its deadline counts the
-	// takePs (p.takes) after it has looked at the Ps, not before: an M
-	// that takes an idle P after the look at it, holding a task out of
-	// every queue, goes unseen, and Shutdown returns before that task is
-	// dropped and counted.
-	abandonTakesLate
 	// SubmitSkipsWakeOnBacklog: 64f6661's removed rule: an outside submit
 	// that sees another task queued beside its own after its put skips
 	// Wakep. Two submitters that each see the other's task both skip,
@@ -212,21 +201,6 @@ const (
 	// is queued on it, issue 22's bug: that task calls again, and the P's
 	// own queue runs only when no caller waits.
 	retakeServesWaiterFirst
-	// SyscallTickAfterStatus: entersyscall moves its P to pSyscall before
-	// it counts the call in syscalltick, so sysmon, which reads the status
-	// word and then the tick, can see the new call with the old call's
-	// tick and retake it at once, for the earlier call's age.
-	syscallTickAfterStatus
-	// ExitWaitAfterToken: exitsyscall0 queues a returning call's exit
-	// token before it sets exitWait, so an M that runs the token at once
-	// finds no wait to claim and drops it, and the task waits for a P
-	// with no token queued.
-	exitWaitAfterToken
-	// RetakeAtFirstOverrun: sysmon's first look at a slice that
-	// overran both asks the holder to end it (p.preempted) and retakes
-	// the P in the same round, where the first overrun must only ask: a
-	// runnext ping-pong that the request alone ends costs a handoff.
-	retakeAtFirstOverrun
 	// JoinParkNoCAS: a Task.Join whose b a thief runs decides to park with
 	// a load of its join state and then a store of joinParked, not one
 	// CAS: a thief whose finish lands between them sees the Join pending,
@@ -245,18 +219,6 @@ const (
 	// nobody, so with every other M parked an idle P never starts on b
 	// (it runs after a, inline: no parallelism).
 	joinPushNoWake
-	// PreemptRequeueNoWake: the preempt path (localGet after sysmon's
-	// request, or on a retaken P) puts the runnext task on the global
-	// queue and wakes nobody, so with a P idle and no M spinning it waits
-	// while the holder runs its ring: golang/go#27732's problem 4.
-	preemptRequeueNoWake
-	// SpinNoNeedSpinning: spinning's NoNeedSpinning under the executor
-	// (ReleaseP, findRunnable's "return P and block", ignores
-	// needspinning): golang/go#45867, CL 310850's lost handshake between
-	// a wakep that finds no idle P and a non-spinning M that gives its P
-	// up. The executor's own code is unchanged: SetMutation selects the
-	// component's fault, to check that the executor's suite sees it.
-	spinNoNeedSpinning
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -315,24 +277,15 @@ var mutationNames = [...]string{
 
 	tokenCountedAsTask:     "TokenCountedAsTask",
 	abandonIgnoresInflight: "AbandonIgnoresInflight",
-	abandonInflightLate:    "AbandonInflightLate",
-	abandonTakesLate:       "AbandonTakesLate",
 
 	submitSkipsWakeOnBacklog: "SubmitSkipsWakeOnBacklog",
 
 	retakeServesWaiterFirst: "RetakeServesWaiterFirst",
 
-	syscallTickAfterStatus: "SyscallTickAfterStatus",
-	exitWaitAfterToken:     "ExitWaitAfterToken",
-	retakeAtFirstOverrun:   "RetakeAtFirstOverrun",
-
 	joinParkNoCAS:    "JoinParkNoCAS",
 	joinFinishNoSwap: "JoinFinishNoSwap",
 	joinErrAfterDone: "JoinErrAfterDone",
 	joinPushNoWake:   "JoinPushNoWake",
-
-	preemptRequeueNoWake: "PreemptRequeueNoWake",
-	spinNoNeedSpinning:   "SpinNoNeedSpinning",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or
