@@ -1,6 +1,21 @@
 // Package atomicx is the only door through which schedkit's components reach
 // sync/atomic.
 //
+// # Use
+//
+// The shared state of a lock-free structure goes in these cells instead of
+// sync/atomic's, and in a normal build nothing else changes:
+//
+//	type Counter struct{ n atomicx.Int64 }
+//
+//	func (c *Counter) Inc() { c.n.Add(1) }
+//
+// Under -tags schedcheck the explorer (package explore) can then run the
+// structure through every interleaving of those operations; the README's
+// "Start here" and examples/counter show the whole path.
+//
+// # What is here
+//
 // Every shared word of a lock-free component is one of the typed cells here
 // (Uint32, Uint64, Int32, Int64, Bool, Pointer). In a normal build each method
 // is a direct call to the matching sync/atomic method and inlines to the same

@@ -4,6 +4,28 @@
 // invariant after every execution. Failures come back with the schedule that
 // reaches them, a step-by-step trace, and a one-line way to replay them.
 //
+// # Use
+//
+// A scenario is a function that builds fresh state and returns the threads
+// and a check; Check (in a test) or Explore runs it under -tags schedcheck:
+//
+//	explore.Check(t, explore.Options{Mode: explore.DPOR}, func() explore.Run {
+//		var n atomicx.Int64 // shared state goes through atomicx
+//		inc := func() { n.Add(1) }
+//		return explore.Run{Threads: []func(){inc, inc}, Check: func() error {
+//			if n.Load() != 2 {
+//				return errors.New("lost update")
+//			}
+//			return nil
+//		}}
+//	})
+//
+// A failing execution fails t with its schedule, a step-by-step trace and a
+// replay line. Example_counter and Example run such scenarios, and
+// examples/ holds bigger ones (a Treiber stack, the Michael-Scott queue, a
+// seqlock, a Once, Vyukov's queue). Without the tag a scenario skips, and
+// the first skip in a test binary says so on stderr.
+//
 // # The model
 //
 // A scenario is a Run: 1 to MaxThreads threads (2 to 4 is the useful range)

@@ -2,6 +2,23 @@
 // with sched.lock, where Ps put the overflow of their rings and from which
 // idle Ps take batches.
 //
+// # Use
+//
+// Any goroutine may put and get; the lock is held only inside a call, and a
+// Get from an empty queue costs one atomic load and no lock.
+//
+//	var global globalq.Queue[task]        // the zero Queue is empty and ready
+//	global.Put(t)                         // a submit from outside the Ps
+//	ring.PutOverflow(t, &global)          // a P's full lfq ring hands over half, one lock
+//	first, rest := global.GetBatch(n, procs, buf[:0]) // an idle P's share: run first, queue rest
+//	if globalq.FairnessTick(tick) {       // every 61st schedule tick, before the P's own queue
+//		t = global.Get()
+//	}
+//
+// Example runs a P's overflow and an idle P's batch.
+//
+// # How it mirrors the runtime
+//
 // A Queue is an unbounded FIFO of *T under one lock (an atomicx.Mutex, a
 // scheduling point of the explorer under -tags schedcheck) with a length
 // cell that any goroutine reads without the lock. Each exported operation

@@ -11,11 +11,9 @@ func Example() {
 	type task struct{ id int }
 	var global globalq.Queue[task]
 	var busy, idle lfq.Ring[task] // the rings of two Ps
-	spill := make([]*task, 0, lfq.OverflowLen)
-	for i := range 300 { // P busy spawns 300 tasks
-		if spill = busy.Put(&task{i}, spill[:0]); len(spill) > 0 {
-			global.PutBatch(spill) // its full ring overflows: one lock for 129 tasks
-		}
+	// P busy spawns 300 tasks.
+	for i := range 300 {
+		busy.PutOverflow(&task{i}, &global) // its full ring overflows: one lock for 129 tasks
 	}
 	fmt.Println(busy.Len(), global.Len())
 

@@ -1,12 +1,54 @@
 // Package lfq is a P's local run queue: a 256-slot lock-free ring with one
 // producer (the owner) and many consumers (the owner and thieves).
 //
+// # Use
+//
+// One goroutine, the owner, puts and gets; any goroutine may steal half of
+// the ring into a ring of its own. No call blocks or waits: Get on an empty
+// ring returns nil, so a ring is not a channel.
+//
+//	var global globalq.Queue[task]  // where a full ring's older half goes
+//	var r lfq.Ring[task]            // the zero Ring is empty and ready
+//	r.PutOverflow(t, &global)       // owner: append; a full ring sends 129 to global
+//	next := r.Get()                 // owner: the oldest task, or nil
+//	got := victim.StealHalf(&r)     // any goroutine: half of victim into r, one to run
+//
+// Example runs these lines. Put(t, buf) is the allocation-free put the
+// executor uses: it returns nil, or the overflow batch, which the caller
+// must hand on (ExampleRing_Put).
+//
+// # Contracts
+//
+// A zero Ring is empty and ready to use. Put, PutOverflow, PutBatch, Get and Drain, and
+// StealHalf with the ring as destination, are owner calls: one goroutine at
+// a time (the P's current M). Any goroutine may call Len, and StealHalf
+// with the ring as victim. A nil item panics, naming the call (Put, and
+// PutBatch before it puts anything); so do StealHalf into itself, into nil,
+// or into a ring holding more than Size/2 items.
+//
+// In a normal build, owner calls that overlap are not detected, and every
+// cell being atomic, the race detector does not see them either: two Puts
+// at once can write the same slot and publish one item (the other is lost);
+// a tail stored out of order makes items come out twice, or leaves
+// tail-head above Size, which thieves take for an inconsistent read forever.
+// Two thieves stealing into one ring at once lose items the same way.
+//
+// The build tag schedkit_checked (go test -tags schedkit_checked ./lfq/)
+// turns these into panics: each ring gets an owner guard, an atomic word
+// that owner calls set on entry and clear on return, and StealHalf enters
+// its destination's; a call that finds the guard held panics, naming itself
+// and the call in progress. It costs two atomic operations per call and is
+// for tests and debugging.
+//
+// # How it mirrors the runtime
+//
 // The ring is the runtime's p.runq with p.runqhead and p.runqtail
 // (runtime2.go), and each operation mirrors a function of proc.go and an
 // action of proofs/tla/Ring.tla of the same name:
 //
 //	Ring.Put        runqput (next=false)  Put      owner: append at the tail
 //	  (when full)   runqputslow           Overflow owner: half of the ring + the new item leave as one batch
+//	Ring.PutOverflow  runqput, runqputslow, globrunqputbatch: Put, and the batch to dst.PutBatch
 //	Ring.PutBatch   runqputbatch          PutBatch owner: append a prefix, one publishing store
 //	Ring.Get        runqget (ring part)   Get      owner: take from the head (FIFO)
 //	Ring.Drain      runqdrain             Drain    owner: take everything, for shutdown
@@ -60,29 +102,6 @@
 // owner's next put into that slot: a ring keeps at most Size consumed items
 // reachable, and Size puts release all of them.
 //
-// # Contracts
-//
-// A zero Ring is empty and ready to use. Put, PutBatch, Get and Drain, and
-// StealHalf with the ring as destination, are owner calls: one goroutine at
-// a time (the P's current M). Any goroutine may call Len, and StealHalf
-// with the ring as victim. A nil item panics, naming the call (Put, and
-// PutBatch before it puts anything); so do StealHalf into itself, into nil,
-// or into a ring holding more than Size/2 items.
-//
-// In a normal build, owner calls that overlap are not detected, and every
-// cell being atomic, the race detector does not see them either: two Puts
-// at once can write the same slot and publish one item (the other is lost);
-// a tail stored out of order makes items come out twice, or leaves
-// tail-head above Size, which thieves take for an inconsistent read forever.
-// Two thieves stealing into one ring at once lose items the same way.
-//
-// The build tag schedkit_checked (go test -tags schedkit_checked ./lfq/)
-// turns these into panics: each ring gets an owner guard, an atomic word
-// that owner calls set on entry and clear on return, and StealHalf enters
-// its destination's; a call that finds the guard held panics, naming itself
-// and the call in progress. It costs two atomic operations per call and is
-// for tests and debugging.
-//
 // # Verification
 //
 // Each rung of the ladder in docs/DESIGN.md has its file: ring_test.go (units),
@@ -103,7 +122,10 @@
 //	                                                           scenario overflow-hands-back-..., explorer *overflow*
 //	Put(nil), PutBatch with a nil anywhere panic, put nothing TestPutNilPanicsNamingTheCall, TestPutBatchNilPanicsAndPutsNothing,
 //	                                                           TestRingModel (PutBatchNil)
-//	overflow into a reused spill does not allocate            TestOverflowAppendsToAReusedSpillWithoutAllocating, TestPutGetDoNotAllocate
+//	overflow into a reused buffer does not allocate           TestOverflowReusesTheBufferWithoutAllocating, TestPutGetDoNotAllocate
+//	Put returns nil unless it spilled, then the batch alone;  TestPutReturnsNilUnlessItSpilled, TestPutRefusesABufferHoldingItems,
+//	  a buffer holding items panics                            TestRingModel (its broken variant returnsBufferRing)
+//	PutOverflow hands the batch to dst, allocates only then   TestPutOverflowHandsTheBatchToTheDestination, TestPutOverflowIntoAGlobalQueue
 //	PutBatch puts the prefix that fits, keeps the rest        TestPutBatchPutsWhatFitsAndKeepsTheRest, TestRingModel,
 //	                                                           explorer tiny-putbatch-vs-steal
 //	PutBatch publishes with one tail store                    TestPutBatchPublishesWithOneTailStore

@@ -10,6 +10,56 @@
 // the slot, long enough that its P is really busy rather than about to run
 // it.
 //
+// # Use
+//
+// A P's owner puts with PutNext (a task spawned by the running one: it runs
+// next) or Put (the ring's tail), and gets with Get; other workers steal
+// with StealHalf into a queue of their own. No call blocks or waits.
+//
+//	var global globalq.Queue[task]
+//	var q runnext.Queue[task]         // the zero Queue is empty and ready
+//	q.PutNextOverflow(t, &global)     // owner: t runs next; a full ring's half goes to global
+//	next, inherit := q.Get()          // owner: the runnext task (same slice), else the ring's oldest
+//	got := victim.StealHalf(&q, last) // any goroutine: half of victim's ring; its slot only if last
+//
+// Example runs a queue and a steal. PutNext(t, buf) and Put(t, buf) are the
+// allocation-free forms: they return nil, or the overflow batch of
+// lfq.OverflowLen tasks, which the caller must hand on.
+//
+// The zero Slot and the zero Queue are empty, with the default steal delay,
+// and ready to use. The owner methods (Put and Take of a Slot; PutNext, Put,
+// their Overflow forms, PutBatch, Get, Drain of a Queue; SetStealDelay of
+// either) must be called by one goroutine at a time, the P's current M; any
+// goroutine may call Steal,
+// StealHalf, Empty and Len. StealHalf publishes into its destination as that
+// queue's owner: dst must be a queue the caller owns. Every put of a nil task
+// panics with a message naming the call, as do StealHalf into nil, into the
+// victim itself, or into a queue whose ring holds more than lfq.Size/2 tasks.
+// PutBatch refuses a nil anywhere in ts, having put nothing, as
+// lfq.Ring.PutBatch does.
+//
+// Misuse of the owner rule is not detected in a normal build, beyond
+// PutNext and Slot.Put panicking when they find the slot filled under them:
+// two goroutines in owner methods at once can lose tasks, run one twice or
+// leave the ring's indices inconsistent (every cell is atomic, so the race
+// detector says nothing). Under the build tag schedkit_checked every owner
+// method, and StealHalf for its destination, raises a flag for its whole run
+// and panics, naming the call, if it finds the flag raised: two owners, or
+// two thieves stealing into one queue, at once.
+//
+// Len reads the ring and the slot at two instants, so under concurrent
+// steals it is a hint, like the runtime's runqlen; it is exact when no other
+// goroutine uses the queue.
+//
+// Under the build tag schedmutant the package exports Mutations and
+// SetMutation, which select a seeded fault (ThiefIgnoresDelay,
+// DisplacedDropped, TakeWithoutCAS, EmptyMissesRunnext, ThiefNoRecheck,
+// ThiefComparesPointer, GetTreatsOneAsEmpty, PublishBeforeTask,
+// SeqBeforePut) for the
+// kill matrix; in a normal build the faults compile away.
+//
+// # How it mirrors the runtime
+//
 // Each operation mirrors a function of the runtime's proc.go and an action
 // of proofs/tla/Runnext.tla of the same name:
 //
@@ -19,6 +69,7 @@
 //	Queue.PutNext   runqput (next=true), runqputslow if full PutNext
 //	Queue.Put       runqput (next=false)                     Put
 //	Queue.PutBatch  runqputbatch                             (Put's publication, several tasks)
+//	Queue.PutOverflow, PutNextOverflow: Put and PutNext, the batch to globrunqputbatch (dst.PutBatch)
 //	Queue.Get       runqget                                  Get
 //	Queue.StealHalf runqsteal + runqgrab (stealRunNextG)     StealHalf
 //	Queue.Drain     runqdrain                                Drain
@@ -106,39 +157,6 @@
 // reachable. Drain clears the cell, as lfq's Drain clears the ring's slots;
 // the ring keeps at most lfq.Size taken tasks reachable (see lfq).
 //
-// # Use
-//
-// The zero Slot and the zero Queue are empty, with the default steal delay,
-// and ready to use. The owner methods (Put and Take of a Slot; PutNext, Put,
-// PutBatch, Get, Drain of a Queue; SetStealDelay of either) must be called by
-// one goroutine at a time, the P's current M; any goroutine may call Steal,
-// StealHalf, Empty and Len. StealHalf publishes into its destination as that
-// queue's owner: dst must be a queue the caller owns. Every put of a nil task
-// panics with a message naming the call, as do StealHalf into nil, into the
-// victim itself, or into a queue whose ring holds more than lfq.Size/2 tasks.
-// PutBatch refuses a nil anywhere in ts, having put nothing, as
-// lfq.Ring.PutBatch does.
-//
-// Misuse of the owner rule is not detected in a normal build, beyond
-// PutNext and Slot.Put panicking when they find the slot filled under them:
-// two goroutines in owner methods at once can lose tasks, run one twice or
-// leave the ring's indices inconsistent (every cell is atomic, so the race
-// detector says nothing). Under the build tag schedkit_checked every owner
-// method, and StealHalf for its destination, raises a flag for its whole run
-// and panics, naming the call, if it finds the flag raised: two owners, or
-// two thieves stealing into one queue, at once.
-//
-// Len reads the ring and the slot at two instants, so under concurrent
-// steals it is a hint, like the runtime's runqlen; it is exact when no other
-// goroutine uses the queue.
-//
-// Under the build tag schedmutant the package exports Mutations and
-// SetMutation, which select a seeded fault (ThiefIgnoresDelay,
-// DisplacedDropped, TakeWithoutCAS, EmptyMissesRunnext, ThiefNoRecheck,
-// ThiefComparesPointer, GetTreatsOneAsEmpty, PublishBeforeTask,
-// SeqBeforePut) for the
-// kill matrix; in a normal build the faults compile away.
-//
 // # Where each property is checked
 //
 // Every property above, and each one a method's doc states, and the tests
@@ -155,6 +173,9 @@
 //	task once, Put a take then a fill thief as Slot.Put stores the task), TestSlotModelRefutes
 //	LIFO; displaced to the ring's     TestSlotPutIsLIFOAndHandsBackTheDisplaced, TestPutNextSendsTheDisplacedToTheTail,
 //	tail; overflow batch              TestPutNextIntoAFullRingHandsBackTheOverflow, TestRunnextModel; LIFOSlot
+//	puts return nil unless they       TestPutsReturnNilUnlessTheySpilled, TestRunnextModel (broken variant
+//	spilled, a held buffer panics;    bugReturnsBuffer), TestPutOverflowsHandTheBatchToTheGlobalQueue
+//	the Overflow forms hand it on
 //	the steal delay as the thief      TestSlotStealWaitsTheDelayFromItsOwnLook, TestSlotThiefWaitsForAReplacement,
 //	observes it (its own look to its  TestSlotThiefWaitsAgainForTheSamePointerPutBack, TestStealHalfWaitsForAReplacement,
 //	CAS, one occupancy; ABA)          TestStealHalfWaitsAgainForTheSamePointerPutBack, TestRunnextModel (exact waits),

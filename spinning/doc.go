@@ -3,6 +3,17 @@
 // idle, some M is spinning (looking for it) or is about to be started, so
 // the work is eventually taken.
 //
+// # Use
+//
+// Each worker (an M) runs its schedule loop around an M from Sched.NewM:
+// StopM parks it until there is work and a P for it, BecomeSpinning before
+// it looks for work elsewhere, ResetSpinning once it found some, ReleaseP and
+// DropSpinning (which rechecks the queues) before it parks again. A
+// submitter calls Sched.Submit with its put inside, which wakes an M if none
+// is looking. Example is that loop, complete, with two Ms on one P and three
+// submits. The queues stay the caller's: Config.Work reports whether any
+// holds work.
+//
 // It follows "Worker thread parking/unparking" at the top of the runtime's
 // proc.go. A Sched holds the counters nmspinning and npidle, the
 // needspinning flag, the idle P set and the idle M list; an M is one worker

@@ -4,6 +4,21 @@
 // global queue are empty: stealWork's four passes over the Ps in random
 // order, each trying runqsteal on every other P that is not idle.
 //
+// # Use
+//
+// An idle worker calls Steal with its P's index: it returns a task to run,
+// having moved more into the thief's own queue, or nil when every pass found
+// nothing. The queues are the Ps' own (a *runnext.Queue is one), and the
+// idle mask says which Ps to skip.
+//
+//	idle, _ := stealing.NewIdleMask(len(ps))
+//	s, _ := stealing.New(ps, idle) // ps: one Queue per P
+//	if t := s.Steal(self, rand); t != nil { // rand: any func() uint32
+//		run(t)
+//	}
+//
+// Example steals from a busy P, then a runnext task on the last pass.
+//
 // The package works over any Queue (a P's local run queue as a thief sees
 // it: StealHalf into a queue of the thief's own), so the executor and the
 // tests share it: *runnext.Queue[T] is a Queue as it is, and tests drive
