@@ -79,9 +79,7 @@ func TestEndStatesSeeCASAndLabels(t *testing.T) {
 // threads over 64 cells each, with and without them (compare the two in
 // one run).
 func BenchmarkEndStates(b *testing.B) {
-	if !explore.Available() {
-		b.Skip(explore.ErrNoSchedcheck)
-	}
+	explore.SkipWithoutSchedcheck(b)
 	build := func() explore.Run {
 		var cells [2][64]atomicx.Uint64
 		var shared atomicx.Uint64
