@@ -6,5 +6,6 @@
 // tags; and the README's replay command, run as printed, reproduces the
 // failure its comment lines show (schedule, message, trace steps), while
 // the exploring command before it still prints that replay line. The
-// package has no code of its own.
+// relative links of README.md and docs/DESIGN.md name files that exist and
+// headings that do. The package has no code of its own.
 package readme

@@ -459,3 +459,95 @@ func TestReplayJudgeCatchesAStaleReplay(t *testing.T) {
 		t.Error("an exploration printing another replay line was accepted")
 	}
 }
+
+// ---- links ----
+
+var (
+	linkRE    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	headingRE = regexp.MustCompile(`(?m)^#{1,6} (.+)$`)
+	slugDrop  = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+)
+
+// slug is GitHub's anchor for a heading: lower case, punctuation dropped,
+// spaces to hyphens.
+func slug(h string) string {
+	return strings.ReplaceAll(slugDrop.ReplaceAllString(strings.ToLower(h), ""), " ", "-")
+}
+
+// checkLinks checks that each relative link of a markdown file (at path,
+// relative to root) names a file that exists and, for a #fragment into a
+// markdown file, one of its headings.
+func checkLinks(path, text string, read func(string) (string, error)) error {
+	var errs []error
+	for _, m := range linkRE.FindAllStringSubmatch(text, -1) {
+		target := m[1]
+		if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+			continue
+		}
+		file, frag, _ := strings.Cut(target, "#")
+		body := text
+		if file != "" {
+			file = filepath.Join(filepath.Dir(path), file)
+			b, err := read(file)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: link %s: %v", path, target, err))
+				continue
+			}
+			body = b
+		}
+		if frag == "" || (file != "" && !strings.HasSuffix(file, ".md")) {
+			continue
+		}
+		found := false
+		for _, h := range headingRE.FindAllStringSubmatch(body, -1) {
+			if slug(h[1]) == frag {
+				found = true
+				break
+			}
+		}
+		if !found {
+			errs = append(errs, fmt.Errorf("%s: link %s: no heading with that anchor", path, target))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func readRel(rel string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil {
+		var st os.FileInfo
+		if st, err = os.Stat(filepath.Join(root, rel)); err == nil && st.IsDir() {
+			return "", nil
+		}
+		return "", err
+	}
+	return string(b), nil
+}
+
+func TestLinksResolve(t *testing.T) {
+	for _, path := range []string{"README.md", "docs/DESIGN.md"} {
+		text, err := readRel(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := checkLinks(path, text, readRel); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestLinkCheckCatchesABrokenLink(t *testing.T) {
+	text := "# Top\n[a](#top) [b](#nowhere) [c](docs/NoSuch.md) [d](bench/RESULTS.md#no-such-section)\n"
+	err := checkLinks("README.md", text, readRel)
+	if err == nil {
+		t.Fatal("broken links passed")
+	}
+	for _, want := range []string{"#nowhere", "docs/NoSuch.md", "#no-such-section"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the broken link %s was not reported: %v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "(#top)") || strings.Contains(err.Error(), "link #top:") {
+		t.Errorf("a good link was reported: %v", err)
+	}
+}
