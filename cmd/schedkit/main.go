@@ -5,7 +5,7 @@
 //	schedkit demo [-dir PATH] [-procs N] [-trace F]  hash a directory tree on the executor
 //	schedkit trace [-o FILE] [-workload NAME]        Chrome trace-event JSON of a workload
 //	schedkit tlc [-long] [-only=auto] [-workers n]   TLC on every spec and mutant config
-//	schedkit tlc -install [-url u]                   download tla2tools.jar to ~/.cache/tla
+//	schedkit tlc -install [-url u]                   download (or copy) tla2tools.jar to ~/.cache/tla
 //	schedkit bench [-quick] [-count N] [-run RE]     the benchmark suite: ratios, RESULTS.md, charts
 //
 // Every subcommand takes -h (its flags and an example). An unknown command
@@ -14,8 +14,9 @@
 // non-zero exit.
 //
 // verify exits 1 when a check fails. tlc exits 1 when a spec fails or a
-// mutant passes, and 3 (exitNoJar) when no tla2tools.jar or java is found,
-// so that CI can report TLC as skipped rather than passed; scripts/test.sh
+// mutant passes, and 3 (exitNoJar) when no tla2tools.jar or java is found
+// (or the jar found is not a jar, or not TLC's), so that CI can report TLC
+// as skipped rather than passed; scripts/test.sh
 // runs a built binary for that, since `go run` turns every non-zero exit into
 // 1. tlc -install exits 0 when the jar is in place and runs, else 1 with one
 // line saying what to do.
@@ -38,7 +39,7 @@ const usageText = `usage: schedkit <command> [flags]   (schedkit <command> -h fo
   demo [-dir PATH] [-procs N] [-trace FILE]       hash a directory tree on the executor, print per-P stats
   trace [-o FILE] [-workload NAME]                write a Chrome trace-event JSON of a workload (Perfetto)
   tlc [-long] [-only=auto] [-workers n]           run TLC on every spec and mutant config
-  tlc -install [-url u]                           download tla2tools.jar to ~/.cache/tla
+  tlc -install [-url u]                           download tla2tools.jar (or copy a local one) to ~/.cache/tla
   bench [-quick] [-count N] [-run RE] [-cpu LIST] run the benchmark suite: ratios, bench/RESULTS.md, charts
 
 example:
