@@ -167,8 +167,25 @@ func fuzzUses(path, text string) []fuzzUse {
 }
 
 // fuzzTargets lists the Fuzz functions of dir's test files in a build with
-// tags.
+// tags (each package and tag set parsed once).
 func fuzzTargets(dir string, tags []string) ([]string, error) {
+	key := dir + "|" + strings.Join(tags, ",")
+	if c, ok := targetCache[key]; ok {
+		return c.names, c.err
+	}
+	names, err := parseFuzzTargets(dir, tags)
+	targetCache[key] = cachedTargets{names, err}
+	return names, err
+}
+
+type cachedTargets struct {
+	names []string
+	err   error
+}
+
+var targetCache = map[string]cachedTargets{}
+
+func parseFuzzTargets(dir string, tags []string) ([]string, error) {
 	ctx := build.Default
 	ctx.BuildTags = tags
 	pkg, err := ctx.ImportDir(filepath.Join(root, dir), 0)
@@ -231,6 +248,9 @@ func TestFuzzLinesNameOneTarget(t *testing.T) {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
+		}
+		if !bytes.Contains(b, []byte("-fuzz=")) {
+			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
 		uses = append(uses, fuzzUses(rel, string(b))...)
