@@ -105,7 +105,7 @@ func TestReplayOfAnotherNameSaysSo(t *testing.T) {
 // SCHEDKIT_MUTATION replays only with it), and -short if it was set.
 func TestReplayCommandCarriesTheBuild(t *testing.T) {
 	t.Setenv("SCHEDKIT_MUTATION", "SomeMutant")
-	t.Setenv(explore.ModeEnv, "") // left out even when set: replays ignore it
+	t.Setenv(explore.MaxExecutionsEnv, "1000") // left out: a replay runs one execution
 	rec := &recordingTB{TB: t}
 	rec.run(func() { explore.Check(rec, explore.Options{Name: "carry"}, lostUpdate(false)) })
 	msg := strings.Join(rec.fatal, "\n")
@@ -118,6 +118,7 @@ func TestReplayCommandCarriesTheBuild(t *testing.T) {
 		short = " -short"
 	}
 	assert.Contains(t, msg, fmt.Sprintf("in the package directory: SCHEDKIT_MUTATION='SomeMutant' SCHEDKIT_REPLAY='carry:0.1x2.0' go test -tags %s%s -count=1 -run '^TestReplayCommandCarriesTheBuild$' .", tags, short))
+	assert.NotContains(t, msg, explore.MaxExecutionsEnv)
 }
 
 // run calls f, which ends early if it calls Fatalf.
