@@ -429,6 +429,14 @@
 //	  or zero Task
 //	every interleaving (bound 1): a call that only a    explore_test.go syscall-retake, syscall-vs-retake
 //	  retake unblocks; a return racing the retake         (-tags schedcheck)
+//	the order rules of Syscall and sysmon, each at the  syscall_sysmon_test.go TestSyscallOrder: callage,
+//	  step a reordering shows: syscalltick before the     exittoken, sysmon2 (the test plays sysmon or an
+//	  status word (a second call is not retaken for       M at the step), pingpong-request (bubble: a
+//	  the first one's age); exitWait before the exit      runnext ping-pong ends at the request, no
+//	  token; the first overrun only asks, the next        retake); syscall_explore_test.go TestExplore-
+//	  round retakes                                       Syscall: syscall-second-call, syscall-exit-waits,
+//	                                                      syscall-waiter-vs-handoff (long mode), MustReach
+//	                                                      each racy shape (-tags schedcheck)
 //	Join: both sides once (1, 2, 4 Ps), a depth-16 tree, join_test.go TestJoinRunsBothOnce, TestJoinTree,
 //	  no allocation once warm, bad input, panics from     TestJoinAllocatesNothing, TestJoinBadInput,
 //	  either side, Goexit ends the task after both,       TestJoinPanics, TestJoinGoexit, TestJoinModel
@@ -477,7 +485,8 @@
 //	                                                    SysmonNotKicked, SysmonNoUsleep,
 //	                                                    AbandonIgnoresInflight,
 //	                                                    SubmitSkipsWakeOnBacklog,
-//	                                                    RetakeServesWaiterFirst
+//	                                                    RetakeServesWaiterFirst, SyscallTickAfterStatus,
+//	                                                    ExitWaitAfterToken, RetakeAtFirstOverrun
 //
 // # Tracing
 //

@@ -87,6 +87,9 @@ var killConfig = killmatrix.Config{
 		"JoinErrAfterDone":           {"joinrace", "joinvictim"},
 		"JoinPushNoWake":             {"joinwake", "joinwake2"},
 		"RetakeServesWaiterFirst":    {"syscallwaiter", "syscallwaiter2"},
+		"SyscallTickAfterStatus":     {"callage", "callage2"},
+		"ExitWaitAfterToken":         {"exittoken", "exittoken2"},
+		"RetakeAtFirstOverrun":       {"sysmon2", "sysmon2b"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "blockers", Deterministic: true, Run: bubbles(blockersPlusQueued(1, false), blockersPlusQueued(2, false))},
@@ -162,6 +165,12 @@ var killConfig = killmatrix.Config{
 		{Name: "usleep2", Deterministic: true, Run: bubbles(syscallNoMRuns(true))},
 		{Name: "syscallwaiter", Deterministic: true, Run: bubbles(syscallWaiterBeside(1, false), syscallWaiterBeside(2, false))},
 		{Name: "syscallwaiter2", Deterministic: true, Run: bubbles(syscallWaiterBeside(1, true), syscallWaiterBeside(2, true))},
+		{Name: "callage", Deterministic: true, Run: executor.SyscallOrderCheck("callage")},
+		{Name: "callage2", Deterministic: true, Run: exploreSyscall("syscall-second-call"), RealCodeElsewhere: true},
+		{Name: "exittoken", Deterministic: true, Run: executor.SyscallOrderCheck("exittoken")},
+		{Name: "exittoken2", Deterministic: true, Run: exploreSyscall("syscall-exit-waits"), RealCodeElsewhere: true},
+		{Name: "sysmon2", Deterministic: true, Run: executor.SyscallOrderCheck("sysmon2")},
+		{Name: "sysmon2b", Deterministic: true, Run: executor.SyscallOrderCheck("pingpong-request")},
 		{Name: "joinrace", Deterministic: true, Run: joinRaces(false), RealCodeElsewhere: true},
 		{Name: "joinvictim", Deterministic: true, Run: joinRaces(true), RealCodeElsewhere: true},
 		{Name: "joinwake", Deterministic: true, Run: executor.JoinWakeCheck("push")},
@@ -224,6 +233,18 @@ func killByExplorer(*testing.T) error {
 func joinRaces(victim bool) func(*testing.T) error {
 	return func(*testing.T) error {
 		applicable, err := executor.ExploreJoinRaces(victim)
+		if !applicable {
+			return killmatrix.ErrNotApplicable
+		}
+		return err
+	}
+}
+
+// exploreSyscall runs the explorer's Syscall scenario named
+// (syscall_explore_test.go) with its MustReach.
+func exploreSyscall(name string) func(*testing.T) error {
+	return func(*testing.T) error {
+		applicable, err := executor.ExploreSyscall(name)
 		if !applicable {
 			return killmatrix.ErrNotApplicable
 		}

@@ -201,6 +201,21 @@ const (
 	// is queued on it, issue 22's bug: that task calls again, and the P's
 	// own queue runs only when no caller waits.
 	retakeServesWaiterFirst
+	// SyscallTickAfterStatus: entersyscall moves its P to pSyscall before
+	// it counts the call in syscalltick, so sysmon, which reads the status
+	// word and then the tick, can see the new call with the old call's
+	// tick and retake it at once, for the earlier call's age.
+	syscallTickAfterStatus
+	// ExitWaitAfterToken: exitsyscall0 queues a returning call's exit
+	// token before it sets exitWait, so an M that runs the token at once
+	// finds no wait to claim and drops it, and the task waits for a P
+	// with no token queued.
+	exitWaitAfterToken
+	// RetakeAtFirstOverrun: sysmon's first look at a slice that
+	// overran both asks the holder to end it (p.preempted) and retakes
+	// the P in the same round, where the first overrun must only ask: a
+	// runnext ping-pong that the request alone ends costs a handoff.
+	retakeAtFirstOverrun
 	// JoinParkNoCAS: a Task.Join whose b a thief runs decides to park with
 	// a load of its join state and then a store of joinParked, not one
 	// CAS: a thief whose finish lands between them sees the Join pending,
@@ -281,6 +296,10 @@ var mutationNames = [...]string{
 	submitSkipsWakeOnBacklog: "SubmitSkipsWakeOnBacklog",
 
 	retakeServesWaiterFirst: "RetakeServesWaiterFirst",
+
+	syscallTickAfterStatus: "SyscallTickAfterStatus",
+	exitWaitAfterToken:     "ExitWaitAfterToken",
+	retakeAtFirstOverrun:   "RetakeAtFirstOverrun",
 
 	joinParkNoCAS:    "JoinParkNoCAS",
 	joinFinishNoSwap: "JoinFinishNoSwap",

@@ -77,12 +77,21 @@ func (e *Executor) entersyscall(w *worker) (p *proc, inner bool) {
 	for {
 		switch p.status.Load() {
 		case me:
-			p.syscalltick.Store(p.syscalltick.Load() + 1)
-			if p.status.CompareAndSwap(me, own(w.id, pSyscall)) {
-				e.wakeSysmonForCall()
-				return p, false
+			if mutant == syscallTickAfterStatus {
+				if !p.status.CompareAndSwap(me, own(w.id, pSyscall)) {
+					continue
+				}
+				syscallStep("call entering")
+				p.syscalltick.Store(p.syscalltick.Load() + 1)
+			} else {
+				p.syscalltick.Store(p.syscalltick.Load() + 1)
+				syscallStep("call entering")
+				if !p.status.CompareAndSwap(me, own(w.id, pSyscall)) {
+					continue // retaken since the load: the next look says so
+				}
 			}
-			continue // retaken since the load: the next look says so
+			e.wakeSysmonForCall()
+			return p, false
 		case own(w.id, pSyscall):
 			return nil, true
 		case own(w.id, pSpawn):
@@ -110,8 +119,10 @@ func (e *Executor) exitsyscall(w *worker, p *proc) {
 		return
 	}
 	if p.status.CompareAndSwap(own(w.id, pSyscall), own(w.id, pTask)) {
+		syscallStep("exit fast")
 		return // the fast path: still ours
 	}
+	syscallStep("exit retaken")
 	if q := w.p.Load(); q != nil && q.status.Load() == own(w.id, pTask) {
 		return // f took the P out of pSyscall itself, and holds one
 	}
@@ -148,8 +159,15 @@ func (e *Executor) exitsyscall0(w *worker) {
 	if w.exitToken.w == nil {
 		w.exitToken.w = w
 	}
-	w.exitWait.Store(exitWaiting) // before the token is out: its taker claims it
-	e.global.Put(&w.exitToken)
+	if mutant == exitWaitAfterToken {
+		e.global.Put(&w.exitToken)
+		syscallStep("exit token queued")
+		w.exitWait.Store(exitWaiting)
+	} else {
+		w.exitWait.Store(exitWaiting) // before the token is out: its taker claims it
+		e.global.Put(&w.exitToken)
+		syscallStep("exit token queued")
+	}
 	e.sched.Wakep()
 	e.park(w)
 }
@@ -223,6 +241,7 @@ func (e *Executor) handToWaiter(w *worker, p *proc) bool {
 	p.status.Store(own(v.id, pSched))
 	v.p.Store(p)
 	p.stats.resumes.Add(1)
+	syscallStep("handed to waiter")
 	v.note.Wakeup()
 	return true
 }
@@ -245,6 +264,7 @@ func (e *Executor) queueWaiter(w *worker, p *proc) {
 	if spill := p.q.Put(&v.exitToken, p.spill[:0]); len(spill) != 0 {
 		e.overflow(w, p, spill)
 	}
+	syscallStep("waiter queued behind the P's work")
 }
 
 // claimWaiter moves the first worker found whose exitWait is from to to,
@@ -276,6 +296,7 @@ func (w *worker) claimExit() bool {
 			return false
 		}
 		if w.exitWait.CompareAndSwap(x, 0) {
+			syscallStep("exit token claimed")
 			return true
 		}
 	}
@@ -296,6 +317,7 @@ func (w *worker) claimExit() bool {
 func (e *Executor) retakeSyscall(p *proc, s uint32, now int64, overrun bool) bool {
 	if tick := p.syscalltick.Load(); tick != p.seenCall {
 		p.seenCall, p.seenCallWhen = tick, now
+		syscallStep("new call seen")
 		if !overrun {
 			return false
 		}
@@ -322,4 +344,18 @@ func (e *Executor) retakeSyscall(p *proc, s uint32, now int64, overrun bool) boo
 // for queued work already: spinning's protocol).
 func (e *Executor) waitsFor(p *proc) bool {
 	return !p.q.Empty() || e.sched.NPIdle() == 0 && e.work()
+}
+
+// syscallHook, set only by tests before an executor starts, sees the
+// steps whose order the seeded mutants SyscallTickAfterStatus and
+// ExitWaitAfterToken swap, and the racy outcomes of a retake (the
+// explorer's Reached, or a test playing sysmon or an M at that point).
+var syscallHook func(step string)
+
+// syscallStep reports step to syscallHook: one load of a nil func
+// otherwise.
+func syscallStep(step string) {
+	if syscallHook != nil {
+		syscallHook(step)
+	}
 }

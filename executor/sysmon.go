@@ -236,7 +236,9 @@ func (e *Executor) retakeAll(now int64) (n int, calls, running bool) {
 			// sysmon gets the Go P only when the M yields, between tasks,
 			// so a rule that acted on pTask alone never fired there.
 			p.preempted.Store(1)
-			continue
+			if mutant != retakeAtFirstOverrun {
+				continue
+			}
 		}
 		if s&stateMask != pTask {
 			continue // between tasks: its next get honours the request
