@@ -233,10 +233,8 @@ func checkFuzzUse(u fuzzUse) error {
 	return nil
 }
 
-// docFiles calls f with every .md and .go file of the repository (but
-// testdata and this file) that holds marker, relative to root.
-func docFiles(t *testing.T, marker string, f func(rel, text string)) {
-	t.Helper()
+func TestFuzzLinesNameOneTarget(t *testing.T) {
+	var uses []fuzzUse
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -251,21 +249,16 @@ func docFiles(t *testing.T, marker string, f func(rel, text string)) {
 		if err != nil {
 			return err
 		}
-		if !bytes.Contains(b, []byte(marker)) {
+		if !bytes.Contains(b, []byte("-fuzz=")) {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
-		f(rel, string(b))
+		uses = append(uses, fuzzUses(rel, string(b))...)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func TestFuzzLinesNameOneTarget(t *testing.T) {
-	var uses []fuzzUse
-	docFiles(t, "-fuzz=", func(rel, text string) { uses = append(uses, fuzzUses(rel, text)...) })
 	if len(uses) < 2 {
 		t.Fatalf("found %d -fuzz= uses, want at least the README's two", len(uses))
 	}
@@ -275,47 +268,6 @@ func TestFuzzLinesNameOneTarget(t *testing.T) {
 		}
 	}
 	t.Logf("%d -fuzz= uses checked", len(uses))
-}
-
-// unanchoredRunRE finds a go test -run whose pattern starts with a test's
-// name and no ^: it runs every test whose name has that one inside it.
-var unanchoredRunRE = regexp.MustCompile(`-run[ =]'?"?(Test|Example|Benchmark)\w*`)
-
-// unanchoredRuns returns the -run patterns of text that name tests without
-// anchoring them, as "path:line: match".
-func unanchoredRuns(rel, text string) []string {
-	var out []string
-	for i, line := range strings.Split(text, "\n") {
-		if strings.HasSuffix(rel, ".go") && !strings.HasPrefix(strings.TrimSpace(line), "//") {
-			continue // code builds its own patterns; comments are what people paste
-		}
-		for _, m := range unanchoredRunRE.FindAllString(line, -1) {
-			out = append(out, fmt.Sprintf("%s:%d: %s", rel, i+1, m))
-		}
-	}
-	return out
-}
-
-func TestRunNamesAnchored(t *testing.T) {
-	docFiles(t, "-run", func(rel, text string) {
-		if filepath.Base(rel) == "RESULTS.md" {
-			return // a record of the commands that were run, as they were run
-		}
-		for _, u := range unanchoredRuns(rel, text) {
-			t.Errorf("%s: anchor the name (-run '^Name$', or '^Prefix' for a family)", u)
-		}
-	})
-}
-
-func TestRunCheckCatchesAnUnanchoredName(t *testing.T) {
-	bad := "go test -run TestKillMatrix ./lfq/\ngo test -run 'TestExploreRing/owner' ./lfq/\n"
-	good := "go test -run '^TestKillMatrix$' ./lfq/\ngo test -run '^TestStress' ./lfq/\ngo test -run '^$' -fuzz='^FuzzRing$' ./fuzz/\n"
-	if got := unanchoredRuns("README.md", bad); len(got) != 2 {
-		t.Errorf("two unanchored names, %d reported: %v", len(got), got)
-	}
-	if got := unanchoredRuns("README.md", good); len(got) != 0 {
-		t.Errorf("anchored names reported: %v", got)
-	}
 }
 
 func TestFuzzCheckCatchesAnUnanchoredOrWrongName(t *testing.T) {
