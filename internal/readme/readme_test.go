@@ -233,8 +233,10 @@ func checkFuzzUse(u fuzzUse) error {
 	return nil
 }
 
-func TestFuzzLinesNameOneTarget(t *testing.T) {
-	var uses []fuzzUse
+// docFiles calls f with every .md and .go file of the repository (but
+// testdata and this file) that holds marker, relative to root.
+func docFiles(t *testing.T, marker string, f func(rel, text string)) {
+	t.Helper()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -249,16 +251,21 @@ func TestFuzzLinesNameOneTarget(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if !bytes.Contains(b, []byte("-fuzz=")) {
+		if !bytes.Contains(b, []byte(marker)) {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
-		uses = append(uses, fuzzUses(rel, string(b))...)
+		f(rel, string(b))
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestFuzzLinesNameOneTarget(t *testing.T) {
+	var uses []fuzzUse
+	docFiles(t, "-fuzz=", func(rel, text string) { uses = append(uses, fuzzUses(rel, text)...) })
 	if len(uses) < 2 {
 		t.Fatalf("found %d -fuzz= uses, want at least the README's two", len(uses))
 	}
@@ -268,6 +275,47 @@ func TestFuzzLinesNameOneTarget(t *testing.T) {
 		}
 	}
 	t.Logf("%d -fuzz= uses checked", len(uses))
+}
+
+// unanchoredRunRE finds a go test -run whose pattern starts with a test's
+// name and no ^: it runs every test whose name has that one inside it.
+var unanchoredRunRE = regexp.MustCompile(`-run[ =]'?"?(Test|Example|Benchmark)\w*`)
+
+// unanchoredRuns returns the -run patterns of text that name tests without
+// anchoring them, as "path:line: match".
+func unanchoredRuns(rel, text string) []string {
+	var out []string
+	for i, line := range strings.Split(text, "\n") {
+		if strings.HasSuffix(rel, ".go") && !strings.HasPrefix(strings.TrimSpace(line), "//") {
+			continue // code builds its own patterns; comments are what people paste
+		}
+		for _, m := range unanchoredRunRE.FindAllString(line, -1) {
+			out = append(out, fmt.Sprintf("%s:%d: %s", rel, i+1, m))
+		}
+	}
+	return out
+}
+
+func TestRunNamesAnchored(t *testing.T) {
+	docFiles(t, "-run", func(rel, text string) {
+		if filepath.Base(rel) == "RESULTS.md" {
+			return // a record of the commands that were run, as they were run
+		}
+		for _, u := range unanchoredRuns(rel, text) {
+			t.Errorf("%s: anchor the name (-run '^Name$', or '^Prefix' for a family)", u)
+		}
+	})
+}
+
+func TestRunCheckCatchesAnUnanchoredName(t *testing.T) {
+	bad := "go test -run TestKillMatrix ./lfq/\ngo test -run 'TestExploreRing/owner' ./lfq/\n"
+	good := "go test -run '^TestKillMatrix$' ./lfq/\ngo test -run '^TestStress' ./lfq/\ngo test -run '^$' -fuzz='^FuzzRing$' ./fuzz/\n"
+	if got := unanchoredRuns("README.md", bad); len(got) != 2 {
+		t.Errorf("two unanchored names, %d reported: %v", len(got), got)
+	}
+	if got := unanchoredRuns("README.md", good); len(got) != 0 {
+		t.Errorf("anchored names reported: %v", got)
+	}
 }
 
 func TestFuzzCheckCatchesAnUnanchoredOrWrongName(t *testing.T) {
@@ -569,5 +617,61 @@ func TestLinkCheckCatchesABrokenLink(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "(#top)") || strings.Contains(err.Error(), "link #top:") {
 		t.Errorf("a good link was reported: %v", err)
+	}
+}
+
+// ---- the two commands ----
+
+// ciCommands returns the commands .ci/run runs: its lines that are not
+// comments, shell settings or a cd.
+func ciCommands(script string) []string {
+	var out []string
+	for _, line := range strings.Split(script, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "set ") || strings.HasPrefix(line, "cd ") {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// checkTwoCommands requires the README's "The two commands" block to hold
+// the main job (go run ./cmd/schedkit verify) and every command .ci/run
+// runs, each at the start of a line.
+func checkTwoCommands(readme, ci string) error {
+	i := strings.Index(readme, "## The two commands")
+	if i < 0 {
+		return errors.New(`README.md has no "The two commands" section`)
+	}
+	start := strings.Index(readme[i:], "```sh\n")
+	if start < 0 {
+		return errors.New(`"The two commands" has no sh block`)
+	}
+	block := readme[i+start+len("```sh\n"):]
+	block = block[:strings.Index(block, "```")]
+	var errs []error
+	want := append([]string{"go run ./cmd/schedkit verify"}, ciCommands(ci)...)
+	if len(want) < 2 {
+		errs = append(errs, errors.New(".ci/run runs no command"))
+	}
+	for _, w := range want {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(w) + `(\s|$)`).MatchString(block) {
+			errs = append(errs, fmt.Errorf("the README's two commands lack %q:\n%s", w, block))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func TestTwoCommandsAreCIs(t *testing.T) {
+	ci, err := readRel(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkTwoCommands(readREADME(t), ci); err != nil {
+		t.Error(err)
+	}
+	if err := checkTwoCommands(readREADME(t), "#!/bin/sh\ncd x\n./scripts/other.sh\n"); err == nil {
+		t.Error("a CI command the README does not show passed")
 	}
 }
