@@ -374,6 +374,10 @@
 //	a submit racing Close: accepted runs once, before   closerace_test.go TestExploreCloseRace (schedcheck)
 //	  Close returns; refused never runs; racing a
 //	  Shutdown whose deadline passes: run or counted
+//	Shutdown past its deadline against the M taking the closerace_test.go TestExploreCloseRace
+//	  P for the task: its look reads the Ps again after   (go-vs-deadline, batch-vs-deadline: DPOR,
+//	  the queues (takeP counts before the P leaves        cut at 2000 executions; MustReach counted
+//	  pIdle): run or counted, never neither               not run, ran)
 //	Blocking takes a P back: a spawn after it hits      blocking_test.go TestBlockingRetakesP,
 //	  runnext, one reacquire each, never beside Procs     TestBlockingRespectsProcs
 //	  other tasks
@@ -483,7 +487,7 @@
 //	                                                    JoinErrAfterDone, JoinPushNoWake,
 //	                                                    SubmitSkipsWakeAlways, BootNoWait,
 //	                                                    SysmonNotKicked, SysmonNoUsleep,
-//	                                                    AbandonIgnoresInflight,
+//	                                                    AbandonIgnoresInflight, AbandonNoSecondLook,
 //	                                                    SubmitSkipsWakeOnBacklog,
 //	                                                    RetakeServesWaiterFirst, SyscallTickAfterStatus,
 //	                                                    ExitWaitAfterToken, RetakeAtFirstOverrun

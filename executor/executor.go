@@ -748,6 +748,18 @@ func (e *Executor) abandoned() bool {
 	if !idle || e.work() {
 		return false
 	}
+	// The Ps again, after the queues: takeP counts its take before its
+	// status word leaves pIdle, so the count read before the first look
+	// can hold a take that look saw as idle, and the M's task is out of
+	// every queue by now: its P is held still (it drops the task before
+	// it lets the P go), or the task is dropped and counted.
+	if mutant != abandonNoSecondLook {
+		for _, p := range e.ps {
+			if p.status.Load() != pIdle {
+				return false
+			}
+		}
+	}
 	for _, p := range e.ps {
 		takes -= p.takes.Load()
 	}

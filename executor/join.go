@@ -75,6 +75,7 @@ func (t Task) Join(a, b func(Task)) (err error) {
 		_ = e.joinEnd(w, t, r, j, p, n)
 		if !pe.Goexit {
 			err = pe
+			e.countPanic(w)
 		}
 	}()
 	a(t)
@@ -162,7 +163,11 @@ func (e *Executor) joinEnd(w *worker, t Task, r *task, j *Group, p *proc, n uint
 		if mutant != joinTakesBackStolen { // (under it a thief may still finish j)
 			e.joinPut(w, j)
 		}
-		return side(t, fn)
+		err := side(t, fn)
+		if err != nil {
+			e.countPanic(w) // as a thief's run of b counts it
+		}
+		return err
 	}
 	if mutant == joinSkipsWaitForThief {
 		return nil // the seeded fault: b may still run (j is left to the collector)
@@ -353,14 +358,32 @@ func joinSeq(t Task, a, b func(Task)) (err error) {
 			return
 		}
 		pe := recovered(recover())
-		_ = side(t, b)
+		if side(t, b) != nil {
+			t.w.e.countPanic(t.w)
+		}
 		if !pe.Goexit {
 			err = pe
+			t.w.e.countPanic(t.w)
 		}
 	}()
 	a(t)
 	returned = true
-	return side(t, b)
+	if err = side(t, b); err != nil {
+		t.w.e.countPanic(t.w)
+	}
+	return err
+}
+
+// countPanic counts a panic that a Join recovered from one of its sides
+// run on the calling task, in Stats' Panics and as an EventPanic, as run
+// counts a task's (and a thief's run of b): once, on the P w holds, if
+// any. A Goexit in a side is counted when it ends the calling task; one
+// in a stolen b, which Join passes on, only then too (run skips it).
+func (e *Executor) countPanic(w *worker) {
+	if p := w.p.Load(); p != nil {
+		p.stats.panics.Add(1)
+	}
+	e.event(EventPanic, -1, w, 0)
 }
 
 // side calls f on t and returns its panic as a *PanicError; a Goexit goes

@@ -191,6 +191,13 @@ const (
 	// before closing puts its task after the look, and Shutdown returns a
 	// count without it; the task is accepted, never run, never counted.
 	abandonIgnoresInflight
+	// AbandonNoSecondLook: Shutdown's look past its deadline does not
+	// read the Ps' status words again after the queues (the code before
+	// issue 22): takeP counts a take before the P leaves pIdle, so an M
+	// whose take the first count already holds, whose P the look saw idle
+	// and whose task was out of every queue, is missed, and Shutdown
+	// returns before that task is dropped and counted.
+	abandonNoSecondLook
 	// SubmitSkipsWakeOnBacklog: 64f6661's removed rule: an outside submit
 	// that sees another task queued beside its own after its put skips
 	// Wakep. Two submitters that each see the other's task both skip,
@@ -292,6 +299,7 @@ var mutationNames = [...]string{
 
 	tokenCountedAsTask:     "TokenCountedAsTask",
 	abandonIgnoresInflight: "AbandonIgnoresInflight",
+	abandonNoSecondLook:    "AbandonNoSecondLook",
 
 	submitSkipsWakeOnBacklog: "SubmitSkipsWakeOnBacklog",
 

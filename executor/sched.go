@@ -330,10 +330,14 @@ func (e *Executor) run(w *worker, t Task, fn func(Task), gfn func(Task) error, g
 			if pe.Goexit {
 				w.goexit = true
 			}
-			if p := w.p.Load(); p != nil {
-				p.stats.panics.Add(1)
+			// A stolen Join side's Goexit is counted once, when Join
+			// calls Goexit on its joiner's task (join.go).
+			if !pe.Goexit || g == nil || g.jw == nil {
+				if p := w.p.Load(); p != nil {
+					p.stats.panics.Add(1)
+				}
+				e.event(EventPanic, -1, w, 0)
 			}
-			e.event(EventPanic, -1, w, 0)
 			if g != nil {
 				err = pe
 			} else {

@@ -169,7 +169,7 @@ type ProcStats struct {
 	Unparks          uint64 // parked Ms woken with this P
 	SpinStarts       uint64 // Ms that started spinning on this P (woken spinning included)
 	SpinStops        uint64 // spinning Ms that stopped on this P (found work or gave up)
-	Panics           uint64 // tasks that panicked
+	Panics           uint64 // tasks that panicked or called runtime.Goexit, and Join sides that panicked (once each, b stolen or not)
 	QueueLen         int    // tasks in the P's queue when read (a hint)
 }
 

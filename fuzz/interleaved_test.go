@@ -24,12 +24,8 @@ import (
 // checked against call intervals stamped where the calls happen.
 
 // ivSkip skips a target in a build without -tags schedcheck, where the
-// explorer has no hook.
-func ivSkip(f *testing.F) {
-	if !explore.Available() {
-		f.Skip("interleaved fuzzing needs -tags schedcheck")
-	}
-}
+// explorer has no hook (and fails it under SCHEDKIT_REQUIRE_SCHEDCHECK=1).
+func ivSkip(f *testing.F) { explore.SkipWithoutSchedcheck(f) }
 
 // ivExplore explores one execution of build whose schedule comes from
 // schedule, and returns its failure as an error: the explorer's report (the
