@@ -34,7 +34,7 @@ EXTENDS Naturals, Sequences, FiniteSets
 CONSTANTS
     Ms,       \* the Ms (model values)
     Procs,    \* the number of Ps; they are 1..Procs
-    Program,  \* "small" or "long": which task program runs (below)
+    Program,  \* "small", "long" or "preempt": which task program runs (below)
     Mutant    \* "none" is the real algorithm; any other name breaks one step
 
 \* The broken variants. Each of the first four is the Go mutation
@@ -62,14 +62,19 @@ CONSTANTS
 \*                       spins (wakeIfIdle), never asking for a spinner
 \*   ReadyNoWake         ready puts the waiter's token in a queue and wakes nobody
 \*   GiveUpWithWork      a Wait gives its P up while the P's queue holds tasks
+\* and, for the preempt path (program "preempt"), of the spec only:
+\*   PreemptNoWake       the runnext item requeued to the global queue by a
+\*                       preempt request wakes nobody (no wakeIfIdle)
+
 Mutants == {"none", "SysmonOff", "WaitBlocksP", "RecheckGlobalOnly", "NoRecheck",
             "BatchDropsRest", "StealCopies", "ResumeKeepsP", "AcquireKeepsIdle",
             "ReleaseLosesP", "ParkOffList", "NoSpawnWake", "NoGlobalSpawnWake",
-            "SubmitWakesOnlyIdle", "ReadyNoWake", "GiveUpWithWork"}
+            "SubmitWakesOnlyIdle", "ReadyNoWake", "GiveUpWithWork",
+            "PreemptNoWake"}
 
 ASSUME /\ IsFiniteSet(Ms) /\ Ms # {}
        /\ Procs \in Nat /\ Procs >= 1
-       /\ Program \in {"small", "long"}
+       /\ Program \in {"small", "long", "preempt"}
        /\ Mutant \in Mutants
 
 (***************************************************************************)
@@ -78,16 +83,23 @@ ASSUME /\ IsFiniteSet(Ms) /\ Ms # {}
 (* long: the same with a wider tree: 3 waits for forks 4 and 6, and 4 for  *)
 (* leaves 5 and 7.                                                         *)
 (***************************************************************************)
-N == IF Program = "small" THEN 5 ELSE 7
+(* preempt: hog 1, submitted from outside, spawns leaves 2 and 3 (3 in its  *)
+(* P's runnext, 2 displaced to the ring), then blocks; leaf 4 is submitted *)
+(* after it; a preempt request                                             *)
+(* (PreemptRequeue) may send the runnext item to the global queue while    *)
+(* the other P idles.                                                      *)
+N == CASE Program = "small" -> 5 [] Program = "long" -> 7 [] OTHER -> 4
 Tasks == 1..N
-Kind(t) == CASE t \in {1, 2} -> "hog"
+Kind(t) == CASE Program = "preempt" -> IF t = 1 THEN "hog" ELSE "leaf"
+           []   t \in {1, 2} -> "hog"
            []   t \in {3, 4} -> "fork"
            []   OTHER -> "leaf"
-Kids(t) == CASE t = 3 -> IF Program = "small" THEN <<4>> ELSE <<4, 6>>
+Kids(t) == CASE Program = "preempt" -> IF t = 1 THEN <<2, 3>> ELSE <<>>
+           []   t = 3 -> IF Program = "small" THEN <<4>> ELSE <<4, 6>>
            []   t = 4 -> IF Program = "small" THEN <<5>> ELSE <<5, 7>>
            []   OTHER -> <<>>
 \* Outside's batches, submitted in order (Executor.GoBatch, Executor.Go).
-Outside == << <<1, 2>>, <<3>> >>
+Outside == IF Program = "preempt" THEN << <<1>>, <<4>> >> ELSE << <<1, 2>>, <<3>> >>
 Forks == {t \in Tasks : Kind(t) = "fork"}
 Hogs == {t \in Tasks : Kind(t) = "hog"}
 \* The fork whose group t belongs to; 0 for none (a hog's kid is a plain spawn).
@@ -552,6 +564,24 @@ Retake(p) ==
 
 Sysmon == \E p \in Ps : Retake(p)
 
+\* The preempt path (program "preempt" only): sysmon's request (abstract:
+\* any time) is honoured at M m's next get from its P p: with a task or a
+\* token in p's runnext and work queued behind it (p's ring, or the global
+\* queue), the runnext item goes to the global queue's tail and wakeIfIdle
+\* runs, as for any queued task. It mirrors localGet's preempt branch
+\* (executor/sched.go: global.Put, wakeIfIdle; the runtime's gopreempt_m,
+\* globrunqput). PreemptNoWake wakes nobody.
+PreemptRequeue(m) ==
+    /\ Program = "preempt"
+    /\ pc[m] = "find"
+    /\ LET p == hold[m] IN
+       /\ rnext[p] # NoItem
+       /\ ring[p] # <<>> \/ glob # <<>>
+       /\ glob' = Append(glob, rnext[p])
+       /\ rnext' = [rnext EXCEPT ![p] = NoItem]
+       /\ Commit(IF Mutant = "PreemptNoWake" THEN Cur ELSE WakeIfIdle(Cur))
+    /\ UNCHANGED <<ring, stack, nrun>> /\ UNCHANGED UT
+
 ---------------------------------------------------------------------------
 
 \* A hog's end: not fair (it may block forever).
@@ -563,10 +593,11 @@ MStep(m) ==
     \/ FindRunnable(m) \/ ReleaseP(m) \/ ExitP(m) \/ Spawn(m) \/ TaskEnd(m)
     \/ WaitHelp(m) \/ WaitGiveUp(m) \/ WaitLock(m) \/ BlockWaitWake(m)
 
+\* The preempt request comes at sysmon's will: not fair.
 Next ==
     \/ Submit
     \/ Sysmon
-    \/ \E m \in Ms : MStep(m) \/ HogEnd(m)
+    \/ \E m \in Ms : MStep(m) \/ HogEnd(m) \/ PreemptRequeue(m)
 
 \* Sysmon's fairness is not in Spec: the properties say when they need it.
 Spec ==
@@ -670,6 +701,14 @@ NoLostWakeup ==
 \* have to rescue.
 WaitGivesUpOnlyEmpty ==
     \A m \in Ms : pc[m] = "giveup" /\ hold[m] # 0 => LocalEmpty(hold[m])
+
+\* IdleMaskOnlyIdle: stealing's idle mask holds only idle Ps: a P in it is
+\* held by no M and its queue is empty, so a thief that skips it misses no
+\* work (executor/sched.go: findRunnable's idle.Set before releasep,
+\* takeP's idle.Clear; the runtime's idlepMask). ExecutorFine.tla states
+\* it at the Go code's grain.
+IdleMaskOnlyIdle ==
+    \A p \in imask : LocalEmpty(p) /\ \A m \in Ms : hold[m] # p
 
 ---------------------------------------------------------------------------
 (* Liveness.                                                               *)

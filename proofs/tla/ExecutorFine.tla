@@ -35,7 +35,7 @@ EXTENDS Naturals, Sequences, FiniteSets
 CONSTANTS
     Ms,       \* the Ms (model values)
     Procs,    \* the number of Ps; they are 1..Procs
-    Program,  \* "small" or "long"
+    Program,  \* "small", "long" or "preempt"
     Mutant    \* "none" is the real algorithm; any other name breaks one step
 
 \* The broken variants:
@@ -48,21 +48,30 @@ CONSTANTS
 \*                      wakeIfIdle reads the count in between skips its
 \*                      wakeup (the order the Go comment on DropSpinning
 \*                      requires; only a split step can show it)
-Mutants == {"none", "NoRecheck", "RecheckGlobalOnly", "DecAfterRecheck"}
+\*   PreemptNoWake      (program "preempt") the runnext item that a preempt
+\*                      request sends to the global queue wakes nobody
+\*                      (localGet without its wakeIfIdle)
+Mutants == {"none", "NoRecheck", "RecheckGlobalOnly", "DecAfterRecheck",
+            "TakePKeepsMask", "PreemptNoWake"}
+\* TakePKeepsMask (the spec only): takeP leaves the P in stealing's idle
+\* mask, so thieves skip a P that an M holds and fills: no steal from it
+\* ever succeeds once it has idled (the owner and sysmon's handoff still
+\* run its work, so no other property sees it).
 
 ASSUME /\ IsFiniteSet(Ms) /\ Ms # {}
        /\ Procs \in Nat /\ Procs >= 1
-       /\ Program \in {"small", "long"}
+       /\ Program \in {"small", "long", "preempt"}
        /\ Mutant \in Mutants
 
 (***************************************************************************)
 (* small: hog 1 (spawns leaf 3), then leaf 2, from outside. long: hog 1    *)
-(* spawns leaves 3 and 4, then leaf 2.                                     *)
+(* spawns leaves 3 and 4, then leaf 2. preempt: small, and sysmon's        *)
+(* preempt request may be honoured at any get (PreemptRequeue).            *)
 (***************************************************************************)
-N == IF Program = "small" THEN 3 ELSE 4
+N == IF Program = "long" THEN 4 ELSE 3
 Tasks == 1..N
 Kind(t) == IF t = 1 THEN "hog" ELSE "leaf"
-Kids(t) == IF t = 1 THEN (IF Program = "small" THEN <<3>> ELSE <<3, 4>>) ELSE <<>>
+Kids(t) == IF t = 1 THEN (IF Program = "long" THEN <<3, 4>> ELSE <<3>>) ELSE <<>>
 Outside == << <<1>>, <<2>> >>
 NK(t) == Len(Kids(t))
 
@@ -105,7 +114,7 @@ tasks == <<tpc, nrun, done, subm>>
 PCs == {"idle",                                  \* Sub, Sys: between calls
         "park", "woken", "find", "spinrule", "steal", "releasep", "drop",
         "recheck", "recheckget", "dec", "stopm", "exitp", "reset", "run",
-        "wi", "wi2",
+        "wi", "wi2", "pwi", "pwi2",
         "wk", "wkcas", "wklock", "startm",         \* Wakep, startm
         "howork", "hocas", "holock"}               \* HandoffP
 
@@ -191,6 +200,10 @@ Wakep(a) == WkLoad(a) \/ WkCAS(a) \/ WkLock(a) \/ StartM(a)
 
 ---------------------------------------------------------------------------
 (* The M loop.                                                             *)
+
+\* takeP's idle.Clear: P q leaves stealing's idle mask as an M takes it
+\* (TakePKeepsMask: it stays).
+Unmask(q) == IF Mutant = "TakePKeepsMask" THEN imask ELSE imask \ {q}
 
 \* Item x leaves its queue and M m runs it: execute, after ResetSpinning.
 Take(m, x) ==
@@ -316,7 +329,7 @@ RecheckGet(m) ==
     /\ pc[m] = "recheckget"
     /\ IF pidle # {}
          THEN LET q == MinOf(pidle)
-              IN /\ pidle' = pidle \ {q} /\ imask' = imask \ {q}
+              IN /\ pidle' = pidle \ {q} /\ imask' = Unmask(q)
                  /\ hold' = [hold EXCEPT ![m] = q] /\ spin' = [spin EXCEPT ![m] = TRUE]
                  /\ nmspin' = nmspin + 1 /\ needspin' = FALSE
                  /\ Goto(m, "find")
@@ -330,7 +343,7 @@ StopM(m) ==
     /\ IF pend # <<>>
          THEN LET h == Top(pend)
               IN /\ pend' = Pop(pend) /\ hold' = [hold EXCEPT ![m] = h[1]]
-                 /\ spin' = [spin EXCEPT ![m] = h[2]] /\ imask' = imask \ {h[1]}
+                 /\ spin' = [spin EXCEPT ![m] = h[2]] /\ imask' = Unmask(h[1])
                  /\ Goto(m, "find") /\ UNCHANGED midle
          ELSE /\ midle' = Append(midle, m) /\ Goto(m, "park")
               /\ UNCHANGED <<pend, hold, spin, imask>>
@@ -340,7 +353,7 @@ StopM(m) ==
 Woken(m) ==
     /\ pc[m] = "woken"
     /\ hold' = [hold EXCEPT ![m] = nxt[m][1]] /\ spin' = [spin EXCEPT ![m] = nxt[m][2]]
-    /\ imask' = imask \ {nxt[m][1]} /\ nxt' = [nxt EXCEPT ![m] = NoHand]
+    /\ imask' = Unmask(nxt[m][1]) /\ nxt' = [nxt EXCEPT ![m] = NoHand]
     /\ Goto(m, "find")
     /\ UNCHANGED <<queues, pidle, nmspin, needspin, midle, pend, ret, hand, ridx,
                    seen, cur, tasks>>
@@ -350,7 +363,7 @@ ExitP(m) ==
     /\ pc[m] = "exitp"
     /\ IF pidle # {}
          THEN LET q == MinOf(pidle)
-              IN /\ pidle' = pidle \ {q} /\ imask' = imask \ {q}
+              IN /\ pidle' = pidle \ {q} /\ imask' = Unmask(q)
                  /\ hold' = [hold EXCEPT ![m] = q] /\ Goto(m, "find")
          ELSE Goto(m, "stopm") /\ UNCHANGED <<pidle, imask, hold>>
     /\ UNCHANGED <<queues, nmspin, needspin, midle, pend, ret, hand, ridx, spin, nxt,
@@ -404,6 +417,32 @@ End(m) ==
     /\ UNCHANGED <<queues, sched, ret, hand, ridx, hold, spin, nxt, seen, tpc, nrun, subm>>
 
 HogEnd(m) == Kind(cur[m]) = "hog" /\ End(m)
+
+\* The preempt path (program "preempt"): sysmon's request (abstract: any
+\* time; it is not fair) is honoured at M m's next get from its P p: with
+\* a task in p's runnext and work queued behind it (p's ring, or the global
+\* queue), the runnext task goes to the global queue's tail, then
+\* wakeIfIdle (npidle, then nmspinning, each one load), and the get goes
+\* on. It mirrors localGet's preempt branch (executor/sched.go: global.Put,
+\* wakeIfIdle; the runtime's gopreempt_m puts the goroutine on the global
+\* queue). PreemptNoWake goes on without the wakeIfIdle.
+PreemptRequeue(m) ==
+    /\ Program = "preempt" /\ pc[m] = "find"
+    /\ LET p == hold[m] IN
+       /\ rnext[p] # NoItem /\ (ring[p] # <<>> \/ glob # <<>>)
+       /\ glob' = Append(glob, rnext[p]) /\ rnext' = [rnext EXCEPT ![p] = NoItem]
+    /\ Goto(m, IF Mutant = "PreemptNoWake" THEN "find" ELSE "pwi")
+    /\ UNCHANGED <<ring, sched, ret, hand, ridx, mstate, tasks>>
+
+PWakeIfIdle(m) ==
+    /\ pc[m] = "pwi"
+    /\ Goto(m, IF pidle # {} THEN "pwi2" ELSE "find")
+    /\ UNCHANGED <<queues, sched, ret, hand, ridx, mstate, tasks>>
+
+PWakeIfIdle2(m) ==
+    /\ pc[m] = "pwi2"
+    /\ IF nmspin = 0 THEN CallWakep(m, "find") ELSE (Goto(m, "find") /\ UNCHANGED ret)
+    /\ UNCHANGED <<queues, sched, hand, ridx, mstate, tasks>>
 LeafEnd(m) == cur[m] # NoItem /\ Kind(cur[m]) = "leaf" /\ End(m)
 
 ---------------------------------------------------------------------------
@@ -478,13 +517,13 @@ MStep(m) ==
     \/ Find(m) \/ SpinRule(m) \/ Steal(m) \/ ReleaseP(m) \/ Drop(m)
     \/ Recheck(m) \/ Dec(m) \/ RecheckGet(m) \/ StopM(m) \/ Woken(m) \/ ExitP(m)
     \/ Reset(m) \/ Spawn(m) \/ WakeIfIdle(m) \/ WakeIfIdle2(m) \/ LeafEnd(m)
-    \/ Wakep(m)
+    \/ Wakep(m) \/ PWakeIfIdle(m) \/ PWakeIfIdle2(m)
 
 SubStep == Submit \/ Wakep(Sub)
 
 Next ==
     \/ SubStep \/ Retake \/ HandoffP
-    \/ \E m \in Ms : MStep(m) \/ HogEnd(m)
+    \/ \E m \in Ms : MStep(m) \/ HogEnd(m) \/ PreemptRequeue(m)
 
 \* A started handoff finishes; a retake's own fairness is SysmonFair's.
 Spec ==
@@ -555,7 +594,7 @@ SpinCount ==
 \* M spins and a P idles), or a dropping spinner's re-check has still to
 \* look at a queue that holds a task (or has found one).
 WorkQueued == glob # <<>> \/ \E p \in Ps : ~LocalEmpty(p)
-Waking(a) == pc[a] \in {"wi", "wi2", "wk", "wkcas"}
+Waking(a) == pc[a] \in {"wi", "wi2", "pwi", "pwi2", "wk", "wkcas"}
 WillSee(m) == \/ pc[m] = "recheckget"
               \/ pc[m] = "recheck" /\ \E i \in ridx[m]..Procs : HasWork(i)
 NoLostWakeup ==
@@ -565,6 +604,15 @@ NoLostWakeup ==
         \/ pc[Sys] \in {"howork", "hocas", "holock", "startm"}
         \/ \E a \in Agents : Waking(a)
         \/ \E m \in Ms : pc[m] \in {"exitp", "woken"} \/ WillSee(m)
+
+\* IdleMaskOnlyIdle: stealing's idle mask holds only idle Ps: a P in it is
+\* held by no M and its queue is empty, so a thief that skips it misses no
+\* work. The mask is set as a P is released with its queue empty and
+\* cleared by takeP (executor/sched.go: findRunnable's idle.Set before
+\* releasep; takeP's idle.Clear, the only way out of pIdle); stealing's
+\* Stealer skips masked victims (the runtime's idlepMask in stealWork).
+IdleMaskOnlyIdle ==
+    \A p \in imask : LocalEmpty(p) /\ \A m \in Ms : hold[m] # p
 
 ---------------------------------------------------------------------------
 (* Liveness, as in Executor.tla: every task runs, even if the hog never    *)
