@@ -18,7 +18,7 @@ import (
 // is not; the explorer runs the real M loop, Ms and sysmon as its threads
 // (explore_test.go), every interleaving within bound 1.
 //
-// Run it with go test -tags schedcheck,schedmutant -run TestKillMatrix ./executor/
+// Run it with go test -tags schedcheck,schedmutant -run '^TestKillMatrix$' ./executor/
 // (without schedcheck the explorer column reads n/a).
 
 var killConfig = killmatrix.Config{

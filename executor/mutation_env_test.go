@@ -10,5 +10,5 @@ import (
 // SCHEDKIT_MUTATION=<name> runs the whole test binary with that seeded fault,
 // to watch a checker catch it, e.g.:
 //
-//	SCHEDKIT_MUTATION=WaitBlocksP go test -tags schedmutant -run TestForkJoinNestedOnEveryP ./executor/
+//	SCHEDKIT_MUTATION=WaitBlocksP go test -tags schedmutant -run '^TestForkJoinNestedOnEveryP$' ./executor/
 func init() { mutation.FromEnv(executor.SetMutation) }

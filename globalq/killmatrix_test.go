@@ -19,7 +19,7 @@ import (
 // child process, so a mutant that crashes a harness or hangs it is counted
 // without taking the parent down.
 //
-// Run it with go test -tags schedcheck,schedmutant -run TestKillMatrix ./globalq/
+// Run it with go test -tags schedcheck,schedmutant -run '^TestKillMatrix$' ./globalq/
 // (without schedcheck the explorer column reads n/a).
 
 // killConfig is globalq's matrix: its mutations against TLC's GlobalQ

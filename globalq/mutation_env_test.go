@@ -10,5 +10,5 @@ import (
 // SCHEDKIT_MUTATION=<name> runs the whole test binary with that seeded fault,
 // to watch a checker catch it, e.g.:
 //
-//	SCHEDKIT_MUTATION=LenNotUnderLock go test -tags schedcheck,schedmutant -run TestExploreGlobalQ ./globalq/
+//	SCHEDKIT_MUTATION=LenNotUnderLock go test -tags schedcheck,schedmutant -run '^TestExploreGlobalQ$' ./globalq/
 func init() { mutation.FromEnv(globalq.SetMutation) }

@@ -20,7 +20,7 @@ import (
 // process, because a mutant may crash a harness or spin forever (a steal
 // without CAS can leave head past tail, and then grab never returns).
 //
-// Run it with go test -tags schedcheck,schedmutant -run TestKillMatrix ./lfq/
+// Run it with go test -tags schedcheck,schedmutant -run '^TestKillMatrix$' ./lfq/
 // (without schedcheck the explorer column reads n/a).
 
 // killConfig is lfq's matrix: its mutations against TLC's Ring mutants and

@@ -10,5 +10,5 @@ import (
 // SCHEDKIT_MUTATION=<name> runs the whole test binary with that seeded fault,
 // to watch a checker catch it, e.g.:
 //
-//	SCHEDKIT_MUTATION=GetNoRetry go test -tags schedcheck,schedmutant -run TestExploreRing ./lfq/
+//	SCHEDKIT_MUTATION=GetNoRetry go test -tags schedcheck,schedmutant -run '^TestExploreRing$' ./lfq/
 func init() { mutation.FromEnv(lfq.SetMutation) }

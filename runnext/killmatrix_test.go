@@ -24,7 +24,7 @@ import (
 // kills a mutant needs; stress and the histories of real goroutines depend
 // on the machine's timing and are shown as extras, as TLC is.
 //
-// Run it with go test -tags schedcheck,schedmutant -run TestKillMatrix ./runnext/
+// Run it with go test -tags schedcheck,schedmutant -run '^TestKillMatrix$' ./runnext/
 // (without schedcheck the explorer column reads n/a).
 
 // killConfig is runnext's matrix: its mutations against TLC's Runnext

@@ -10,5 +10,5 @@ import (
 // SCHEDKIT_MUTATION=<name> runs the whole test binary with that seeded fault,
 // to watch a checker catch it, e.g.:
 //
-//	SCHEDKIT_MUTATION=TakeWithoutCAS go test -tags schedcheck,schedmutant -run TestExploreRunnext ./runnext/
+//	SCHEDKIT_MUTATION=TakeWithoutCAS go test -tags schedcheck,schedmutant -run '^TestExploreRunnext$' ./runnext/
 func init() { mutation.FromEnv(runnext.SetMutation) }

@@ -23,7 +23,7 @@ import (
 // each cell runs in a child process with a time limit, because a mutant that
 // loses a wakeup can leave goroutines parked forever.
 //
-// Run it with go test -tags schedcheck,schedmutant -run TestKillMatrix ./spinning/
+// Run it with go test -tags schedcheck,schedmutant -run '^TestKillMatrix$' ./spinning/
 // (without schedcheck the explorer column reads n/a).
 
 var killConfig = killmatrix.Config{

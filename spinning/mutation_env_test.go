@@ -10,5 +10,5 @@ import (
 // SCHEDKIT_MUTATION=<name> runs the whole test binary with that seeded fault,
 // to watch a checker catch it, e.g.:
 //
-//	SCHEDKIT_MUTATION=DropWithoutRecheck go test -tags schedcheck,schedmutant -run 'TestExploreSpinning/drop-vs-submit' ./spinning/
+//	SCHEDKIT_MUTATION=DropWithoutRecheck go test -tags schedcheck,schedmutant -run '^TestExploreSpinning$/^drop-vs-submit$' ./spinning/
 func init() { mutation.FromEnv(spinning.SetMutation) }

@@ -19,7 +19,7 @@ import (
 // child process, because a mutant may crash a harness (StealsFromSelf
 // makes runnext panic) or spin forever.
 //
-// Run it with go test -tags schedcheck,schedmutant -run TestKillMatrix ./stealing/
+// Run it with go test -tags schedcheck,schedmutant -run '^TestKillMatrix$' ./stealing/
 // (without schedcheck the explorer column reads n/a).
 
 // killConfig is stealing's matrix: its mutations against TLC's Steal

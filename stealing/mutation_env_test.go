@@ -10,5 +10,5 @@ import (
 // SCHEDKIT_MUTATION=<name> runs the whole test binary with that seeded fault,
 // to watch a checker catch it, e.g.:
 //
-//	SCHEDKIT_MUTATION=RunnextEveryPass go test -tags schedcheck,schedmutant -run TestExploreStealing ./stealing/
+//	SCHEDKIT_MUTATION=RunnextEveryPass go test -tags schedcheck,schedmutant -run '^TestExploreStealing$' ./stealing/
 func init() { mutation.FromEnv(stealing.SetMutation) }

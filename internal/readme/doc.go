@@ -9,5 +9,6 @@
 // failure its comment lines show (schedule, message, trace steps), while
 // the exploring command before it still prints that replay line. The
 // relative links of README.md and docs/DESIGN.md name files that exist and
-// headings that do. The package has no code of its own.
+// headings that do, and the README's two commands are the main job and what
+// .ci/run runs. The package has no code of its own.
 package readme

@@ -619,3 +619,59 @@ func TestLinkCheckCatchesABrokenLink(t *testing.T) {
 		t.Errorf("a good link was reported: %v", err)
 	}
 }
+
+// ---- the two commands ----
+
+// ciCommands returns the commands .ci/run runs: its lines that are not
+// comments, shell settings or a cd.
+func ciCommands(script string) []string {
+	var out []string
+	for _, line := range strings.Split(script, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "set ") || strings.HasPrefix(line, "cd ") {
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// checkTwoCommands requires the README's "The two commands" block to hold
+// the main job (go run ./cmd/schedkit verify) and every command .ci/run
+// runs, each at the start of a line.
+func checkTwoCommands(readme, ci string) error {
+	i := strings.Index(readme, "## The two commands")
+	if i < 0 {
+		return errors.New(`README.md has no "The two commands" section`)
+	}
+	start := strings.Index(readme[i:], "```sh\n")
+	if start < 0 {
+		return errors.New(`"The two commands" has no sh block`)
+	}
+	block := readme[i+start+len("```sh\n"):]
+	block = block[:strings.Index(block, "```")]
+	var errs []error
+	want := append([]string{"go run ./cmd/schedkit verify"}, ciCommands(ci)...)
+	if len(want) < 2 {
+		errs = append(errs, errors.New(".ci/run runs no command"))
+	}
+	for _, w := range want {
+		if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(w) + `(\s|$)`).MatchString(block) {
+			errs = append(errs, fmt.Errorf("the README's two commands lack %q:\n%s", w, block))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func TestTwoCommandsAreCIs(t *testing.T) {
+	ci, err := readRel(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkTwoCommands(readREADME(t), ci); err != nil {
+		t.Error(err)
+	}
+	if err := checkTwoCommands(readREADME(t), "#!/bin/sh\ncd x\n./scripts/other.sh\n"); err == nil {
+		t.Error("a CI command the README does not show passed")
+	}
+}
