@@ -274,7 +274,9 @@
 //     recycled only by its last holder, zeroed when freed, and on at most
 //     one free list; a refused submit gives its records back. The global
 //     list keeps at most 128Ki records, and after each garbage collection
-//     drops those nobody took since the last (keeping 1024).
+//     drops those nobody took since the last (keeping 1024). A group keeps
+//     nothing per finished task: the ~70 bytes per finished outside task
+//     right after a burst are these records, Wait or no Wait.
 //   - Task.Join runs a and b exactly once each and returns after both;
 //     b runs inline or on one thief, never both (its claim word), and
 //     the join state is reused only after the thief's last touch.
@@ -396,6 +398,9 @@
 //	  M parks and spins alternate; after Close            TestCountersMatchEventsReal (GOMAXPROCS 1, 2)
 //	  SpinStarts == SpinStops, Parks - Unparks == Ms
 //	a long task alone: no retake, no handoff, Procs Ms  counters_test.go TestLongTaskAloneCostsNothing(Real)
+//	an outside group keeps under 8 bytes per finished  group_mem_test.go TestGroupOutsideKeepsNoBytesPerChild
+//	  child before its Wait, once the free list is        (1 and 2 Ps, 20000 children; collects until
+//	  trimmed (72 B right after the children finish)      the list is trimmed; groupmem, groupmem2)
 //	a Wait returns after its last child, on every path  groupdone_test.go TestWaitReturnsAfterEveryChild
 //	  (inline, runnext, ring, stolen, global, retaken,
 //	  after Blocking)
@@ -463,6 +468,14 @@
 //	  before the Join, or the joiner's P idle under a     wakeBound; kill matrix joinwake, joinwake2)
 //	  nested Join): b starts within the bound, and a
 //	  parked joiner is readied by its woken thief
+//	work conservation, composed: with every P busy but  conserve_test.go TestConserveComposed (bubbles,
+//	  one and its M parked, every path that makes work    wakeBound; its table names each path's function
+//	  runnable (spawns, outside submits, a Join's b, a    and the runtime's; kill matrix conserve,
+//	  Wait's help, overflow, Blocking's and Syscall's     conserve2); the preempt requeue and golang/go
+//	  returns) has an idle P start the work; the          #45867's needspinning handshake as the M loop's
+//	  preempt requeue wakes an M for an idle P; a         steps (preemptwake, preemptwake2, dropneed,
+//	  recheck that finds work and no P asks for a         dropneed2)
+//	  spinner
 //	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant):
 //	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership,
@@ -485,12 +498,16 @@
 //	                                                    JoinStateReusedBeforeWait,
 //	                                                    JoinParkNoCAS, JoinFinishNoSwap,
 //	                                                    JoinErrAfterDone, JoinPushNoWake,
+//	                                                    OutsideGroupKeepsKids,
 //	                                                    SubmitSkipsWakeAlways, BootNoWait,
 //	                                                    SysmonNotKicked, SysmonNoUsleep,
 //	                                                    AbandonIgnoresInflight, AbandonNoSecondLook,
 //	                                                    SubmitSkipsWakeOnBacklog,
 //	                                                    RetakeServesWaiterFirst, SyscallTickAfterStatus,
-//	                                                    ExitWaitAfterToken, RetakeAtFirstOverrun
+//	                                                    ExitWaitAfterToken, RetakeAtFirstOverrun,
+//	                                                    PreemptRequeueNoWake, SpinNoNeedSpinning,
+//	                                                    SpinDropNoNeedSpinning (the last two select
+//	                                                    spinning's fault: SetMutation)
 //
 // # Tracing
 //

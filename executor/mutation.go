@@ -129,6 +129,11 @@ const (
 	// frees the room, not after: a submitter that registers between the
 	// two and then finds no room sleeps with nobody left to wake it.
 	roomFreedAfterLook
+	// CloseWakesBeforeClosing: Close and Shutdown wake the submitters
+	// waiting for room under Config.MaxQueued before they set closing, not
+	// after: a submitter that registers between the two sees no closing,
+	// finds no room and sleeps, and Close waits for it for ever.
+	closeWakesBeforeClosing
 	// SyscallNeverRetaken: sysmon skips Ps in pSyscall, so a call in
 	// Task.Syscall that blocks keeps its P however long it lasts, with
 	// work queued behind it (the pessimistic path's reason to exist).
@@ -241,6 +246,29 @@ const (
 	// nobody, so with every other M parked an idle P never starts on b
 	// (it runs after a, inline: no parallelism).
 	joinPushNoWake
+	// PreemptRequeueNoWake: the preempt path (localGet after sysmon's
+	// request, or on a retaken P) puts the runnext task on the global
+	// queue and wakes nobody, so with a P idle and no M spinning it waits
+	// while the holder runs its ring: golang/go#27732's problem 4.
+	preemptRequeueNoWake
+	// SpinNoNeedSpinning: spinning's NoNeedSpinning under the executor
+	// (ReleaseP, findRunnable's "return P and block", ignores
+	// needspinning): golang/go#45867, CL 310850's lost handshake between
+	// a wakep that finds no idle P and a non-spinning M that gives its P
+	// up. The executor's own code is unchanged: SetMutation selects the
+	// component's fault, to check that the executor's suite sees it.
+	spinNoNeedSpinning
+	// SpinDropNoNeedSpinning: spinning's DropNoNeedSpinning under the
+	// executor (the spinner's drop-and-recheck finds work and no idle P
+	// and does not set needspinning): golang/go#45867's handshake on the
+	// recheck's side (checkRunqsNoP's pidlegetSpinning), so a non-spinning
+	// M gives its P up beside the work.
+	spinDropNoNeedSpinning
+	// OutsideGroupKeepsKids: an outside group's Go puts each child on the
+	// group's kids list, as a task's group does, so every finished
+	// child's record (and its func) stays reachable until a Wait drops
+	// the list: about 70 bytes per finished child, kept.
+	outsideGroupKeepsKids
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -282,6 +310,8 @@ var mutationNames = [...]string{
 	reserveLoadStore:   "ReserveLoadStore",
 	roomFreedAfterLook: "RoomFreedAfterLook",
 
+	closeWakesBeforeClosing: "CloseWakesBeforeClosing",
+
 	syscallNeverRetaken:      "SyscallNeverRetaken",
 	syscallExitIgnoresRetake: "SyscallExitIgnoresRetake",
 	bootNoWait:               "BootNoWait",
@@ -313,6 +343,13 @@ var mutationNames = [...]string{
 	joinFinishNoSwap: "JoinFinishNoSwap",
 	joinErrAfterDone: "JoinErrAfterDone",
 	joinPushNoWake:   "JoinPushNoWake",
+
+	preemptRequeueNoWake: "PreemptRequeueNoWake",
+	spinNoNeedSpinning:   "SpinNoNeedSpinning",
+
+	spinDropNoNeedSpinning: "SpinDropNoNeedSpinning",
+
+	outsideGroupKeepsKids: "OutsideGroupKeepsKids",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

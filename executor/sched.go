@@ -209,7 +209,9 @@ func (e *Executor) localGet(w *worker, p *proc) (*task, bool) {
 				} else {
 					p.stats.preempts.Add(1)
 					e.global.Put(t)
-					e.wakeIfIdle() // as for any queued task: no P idles beside it
+					if mutant != preemptRequeueNoWake {
+						e.wakeIfIdle() // as for any queued task: no P idles beside it
+					}
 					continue
 				}
 			}

@@ -1,0 +1,516 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/schedkit/schedkit/lfq"
+)
+
+// Work conservation, composed (issue 22, section 2): an idle P must start
+// waiting work within wakeBound of the bubble's clock, for every path that
+// makes work runnable, in the shape where a lost wakeup is lost for good:
+// every P busy but one (each held by a holder task blocked in it, so no M
+// comes back to look), the idle P's M parked and no M spinning, then the
+// path fires once. wakeup_test.go pins each wakeup on 2 Ps; here the
+// busy Ps are more than one (conserveProcs), and the paths a scenario did
+// not put beside an idle P before (a Join's b, a Wait's help, ring
+// overflow, the preempt requeue, a call's return) are in the table too.
+//
+// The paths, the executor function that makes the work runnable, the
+// runtime function it mirrors, and the check that fires it:
+//
+//	local spawn (Task.Go)         spawn, wakeIfIdle        newproc, runqput, wakep   spawn
+//	group spawn in a task         spawn (Group.Go)         newproc                   spawn-group
+//	outside Go/GoBatch/GoContext  submit                   (injectglist's startIdle) outside, outside2
+//	  and an outside group's Go
+//	ring overflow to the global   overflow                 runqputslow               overflow
+//	Join's b                      joinPush                 (runqput next=true)       join
+//	a Wait's help                 helpWait, its spawned    (none: errgroup blocks)   help
+//	  children left queued
+//	ready/resume token            ready, waitP, resume     ready, goready            ready (wakeup_test.go)
+//	Blocking's return             reacquire                exitsyscall               blocking-return
+//	Syscall's exit                exitSyscall, exitsyscall0  exitsyscall(0)          syscall-return
+//	retake/handoffp               retake, giveUpP          retake, handoffp          retaken (wakeup_test.go),
+//	                                                                                 recheck2 (wakeup_test.go)
+//	preempt/slice requeue to the  localGet's preempted     gopreempt_m, globrunqput  preempt, preempt2
+//	  global queue                  branch
+//	the spinner's drop-and-       findRunnable, spinning's findRunnable's            droprecheck, dropneed,
+//	  recheck                       DropSpinning             checkRunqsNoP           dropneed2, recheck
+//	                                                                                 (wakeup_test.go)
+//
+// Two of these are the shapes of shipped Go bugs. golang/go#45867 (work
+// conservation broken by CL 310850, seen as TestGoroutineParallelism
+// hangs on Go's builders): a non-spinning M gave up its P without
+// re-checking while a wakep found no idle P, so a runnable goroutine sat
+// in a run queue beside an idle P; the fix's needspinning handshake is
+// findRunnable's ReleaseP here (spinning's pidleput path), the spinner's
+// recheck that finds work and no idle P (DropSpinning's pidlegetSpinning),
+// and every Wakep that finds no idle P (submit, ready, waitP,
+// exitsyscall0). The mutants SpinNoNeedSpinning and
+// SpinDropNoNeedSpinning select spinning's faults of those two functions
+// (needspin, needspin2 and dropneed, dropneed2 kill them). The shape of
+// golang/go#27732's problem 4, a runnable goroutine requeued to the global
+// queue by the preempt path with no wakeup of an idle P, is localGet's
+// preempted branch. The preempt path fires only after a look at a ring or
+// a global queue that holds work, which an idle P with a parked M never
+// leaves there for long (the spawn that put it woke the M, which steals),
+// so no bubble reaches it with the M parked: preempt and preempt2 make
+// the M loop's steps directly, as needspin and recheck do.
+
+// conserveProcs is the Ps of the composed shape: two busy, one idle.
+const conserveProcs = 3
+
+// conserveChecks are this file's checks by name, for the kill matrix.
+var conserveChecks = map[string]func(*testing.T) error{
+	"spawn":           bubbled(conserveSpawn(false)),
+	"spawn-group":     bubbled(conserveSpawn(true)),
+	"outside":         bubbled(conserveOutside("Go"), conserveOutside("GoBatch")),
+	"outside2":        bubbled(conserveOutside("GoContext"), conserveOutside("Group.Go")),
+	"overflow":        bubbled(conserveOverflow),
+	"join":            bubbled(conserveJoin),
+	"help":            bubbled(conserveHelp),
+	"blocking-return": bubbled(conserveBlockingReturn),
+	"syscall-return":  bubbled(conserveSyscallReturn),
+	"preempt":         func(*testing.T) error { return preemptRequeueWakes(false) },
+	"preempt2":        func(*testing.T) error { return preemptRequeueWakes(true) },
+	"droprecheck":     func(*testing.T) error { return dropRecheckSeesSubmit() },
+	"dropneed":        func(*testing.T) error { return dropSetsNeedSpinning(false) },
+	"dropneed2":       func(*testing.T) error { return dropSetsNeedSpinning(true) },
+}
+
+func init() {
+	conserveChecks["local"] = joinChecks("spawn", "spawn-group", "join", "help")
+	conserveChecks["global"] = joinChecks("outside", "outside2", "blocking-return", "syscall-return", "droprecheck")
+}
+
+// joinChecks runs the named checks in turn; the first error wins.
+func joinChecks(names ...string) func(*testing.T) error {
+	return func(t *testing.T) error {
+		for _, n := range names {
+			if err := conserveChecks[n](t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// ConserveCheck returns the check of conserve_test.go named name, for the
+// kill matrix; it panics for an unknown name.
+func ConserveCheck(name string) func(*testing.T) error {
+	c, ok := conserveChecks[name]
+	if !ok {
+		panic("executor: no conserve check " + name)
+	}
+	return c
+}
+
+// busyButOne is the composed shape: an executor of procs Ps, each P but
+// one held by a holder task that runs the funcs sent to it (with its Task)
+// and blocks between them, until release closes.
+type busyButOne struct {
+	e       *Executor
+	do      []chan func(Task)
+	release chan struct{}
+}
+
+// newBusyButOne starts the holders one at a time (each submit wakes an M
+// for an idle P) and checks the shape: every M but the holders' parked,
+// none spinning, one P idle.
+func newBusyButOne(procs int, cfg Config) (*busyButOne, error) {
+	cfg.Procs = procs
+	if cfg.Slice == 0 {
+		cfg.Slice = wakeSlice
+	}
+	e, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	b := &busyButOne{e: e, release: make(chan struct{})}
+	for range procs - 1 {
+		do, started := make(chan func(Task)), make(chan struct{})
+		b.do = append(b.do, do)
+		if err := e.Go(func(t Task) {
+			close(started)
+			for {
+				select {
+				case f := <-do:
+					f(t)
+				case <-b.release:
+					return
+				}
+			}
+		}); err != nil {
+			return nil, errors.Join(err, e.Close())
+		}
+		<-started
+	}
+	synctest.Wait()
+	err = othersParked(e, procs-1)
+	if err == nil && e.sched.NPIdle() != 1 {
+		err = fmt.Errorf("precondition: %d Ps idle, want 1", e.sched.NPIdle())
+	}
+	if err != nil {
+		return nil, b.close(err)
+	}
+	return b, nil
+}
+
+// in runs f in holder 0's task and returns once f has returned.
+func (b *busyButOne) in(f func(Task)) {
+	done := make(chan struct{})
+	b.do[0] <- func(t Task) { f(t); close(done) }
+	<-done
+}
+
+// inAsync starts f in holder 0's task and returns once f has started; f
+// may block (its P held) until the check lets it go.
+func (b *busyButOne) inAsync(f func(Task)) {
+	in := make(chan struct{})
+	b.do[0] <- func(t Task) { close(in); f(t) }
+	<-in
+}
+
+// close releases the holders and closes the executor, joining err.
+func (b *busyButOne) close(err error) error {
+	close(b.release)
+	return joinErrs(err, b.e.Close())
+}
+
+// conserveSpawn: a holder spawns (Task.Go, or a group's Go in the task)
+// and blocks on: the idle P must steal the child.
+func conserveSpawn(viaGroup bool) func(*testing.T) error {
+	return func(*testing.T) error {
+		b, err := newBusyButOne(conserveProcs, Config{})
+		if err != nil {
+			return err
+		}
+		ran := make(chan struct{})
+		b.in(func(t Task) {
+			if viaGroup {
+				g, _ := t.NewGroup(context.Background())
+				g.Go(func(Task) error { close(ran); return nil })
+			} else {
+				t.Go(func(Task) { close(ran) })
+			}
+		})
+		return b.close(awaitRun(ran, fmt.Sprintf("composed: local spawn (group=%v) beside an idle P", viaGroup)))
+	}
+}
+
+// conserveOutside: an outside submit with every P but one held.
+func conserveOutside(kind string) func(*testing.T) error {
+	return func(*testing.T) error {
+		b, err := newBusyButOne(conserveProcs, Config{})
+		if err != nil {
+			return err
+		}
+		ran := make(chan struct{})
+		x := func(Task) { close(ran) }
+		var g *Group
+		switch kind {
+		case "Go":
+			err = b.e.Go(x)
+		case "GoBatch":
+			err = b.e.GoBatch([]func(Task){x})
+		case "GoContext":
+			err = b.e.GoContext(context.Background(), x)
+		case "Group.Go":
+			g, _ = b.e.NewGroup(context.Background())
+			g.Go(func(t Task) error { x(t); return nil })
+		}
+		if err == nil {
+			err = awaitRun(ran, "composed: outside "+kind)
+		}
+		if g != nil && err == nil {
+			err = g.Wait()
+		}
+		return b.close(err)
+	}
+}
+
+// conserveOverflow: a holder spawns more tasks than its ring holds and
+// blocks on: the idle P must run every one of them. Whether the ring
+// overflows (half of it to the global queue) depends on how fast the
+// woken M steals meanwhile (the bubble runs its goroutines in parallel),
+// so this scenario is not in the kill matrix's deterministic columns; the
+// verdict holds either way.
+func conserveOverflow(*testing.T) error {
+	b, err := newBusyButOne(conserveProcs, Config{})
+	if err != nil {
+		return err
+	}
+	const n = lfq.Size + 2
+	var left atomic.Int64
+	left.Store(n)
+	ran := make(chan struct{})
+	b.in(func(t Task) {
+		for range n {
+			t.Go(func(Task) {
+				if left.Add(-1) == 0 {
+					close(ran)
+				}
+			})
+		}
+	})
+	return b.close(awaitRun(ran, fmt.Sprintf("composed: %d spawns, the ring overflowed %d times (%d left)", n, b.e.Stats().Total.Overflows, left.Load())))
+}
+
+// conserveJoin: a holder joins a, which blocks, with b: b waits in the
+// holder's runnext, and the idle P must steal and run it.
+func conserveJoin(*testing.T) error {
+	b, err := newBusyButOne(conserveProcs, Config{})
+	if err != nil {
+		return err
+	}
+	ran, aGo := make(chan struct{}), make(chan struct{})
+	joined := make(chan error, 1)
+	b.inAsync(func(t Task) {
+		joined <- t.Join(func(Task) { <-aGo }, func(Task) { close(ran) })
+	})
+	err = awaitRun(ran, "composed: a Join's b while a blocks")
+	close(aGo)
+	return b.close(joinErrs(err, <-joined))
+}
+
+// conserveHelp: a holder's group has two children that each wait for the
+// other to start; its Wait runs one inline (its help), which blocks, so
+// the idle P must start the other.
+func conserveHelp(*testing.T) error {
+	b, err := newBusyButOne(conserveProcs, Config{})
+	if err != nil {
+		return err
+	}
+	ran := make(chan struct{})
+	var started atomic.Int64
+	child := func(Task) error {
+		if started.Add(1) == 2 {
+			close(ran)
+		}
+		<-ran
+		return nil
+	}
+	waited := make(chan error, 1)
+	b.inAsync(func(t Task) {
+		g, _ := t.NewGroup(context.Background())
+		g.Go(child)
+		g.Go(child)
+		waited <- g.Wait()
+	})
+	err = awaitRun(ran, "composed: a Wait's other child while its help runs one that blocks")
+	return b.close(joinErrs(err, <-waited))
+}
+
+// conserveBlockingReturn: a holder's Blocking hands its P off (two Ps
+// idle) and returns: the task must take an idle P and go on.
+func conserveBlockingReturn(*testing.T) error {
+	b, err := newBusyButOne(conserveProcs, Config{})
+	if err != nil {
+		return err
+	}
+	back, ran := make(chan struct{}), make(chan struct{})
+	b.inAsync(func(t Task) {
+		_ = t.Blocking(func() { <-back })
+		close(ran)
+	})
+	synctest.Wait()
+	err = othersParked(b.e, conserveProcs-1)
+	close(back)
+	if err == nil {
+		err = awaitRun(ran, "composed: a task back from Blocking")
+	}
+	return b.close(err)
+}
+
+// conserveSyscallReturn: a holder's call in Syscall lasts a whole slice,
+// so sysmon retakes its P (nothing queued: the P goes idle), and returns:
+// the task must take an idle P and go on.
+func conserveSyscallReturn(*testing.T) error {
+	b, err := newBusyButOne(conserveProcs, Config{Slice: wakeBound})
+	if err != nil {
+		return err
+	}
+	back, ran := make(chan struct{}), make(chan struct{})
+	b.inAsync(func(t Task) {
+		_ = t.Syscall(func() { <-back })
+		close(ran)
+	})
+	time.Sleep(3 * wakeBound) // sysmon's rounds, on the bubble's clock
+	synctest.Wait()
+	if n := b.e.Stats().Total.Retakes; n != 1 {
+		err = fmt.Errorf("precondition: %d retakes of the call's P, want 1", n)
+	}
+	close(back)
+	if err == nil {
+		err = awaitRun(ran, "composed: a task back from Syscall after a retake")
+	}
+	return b.close(err)
+}
+
+// preemptRequeueWakes: the preempt path (localGet's preempted branch)
+// puts the runnext task on the global queue while the P's ring holds
+// another; a P is idle and no M spins, so it must wake an M for the idle
+// P: the holder goes on with its ring, which may take a slice. The M loop's
+// steps are made directly, no goroutine runs. Without afterRetake (2 Ps)
+// the holder is between tasks after sysmon's request; with it (3 Ps, one
+// held) sysmon's retake hands the P to a new M, whose first get requeues.
+func preemptRequeueWakes(afterRetake bool) error {
+	procs, ms := 2, 1
+	if afterRetake {
+		procs, ms = 3, 2
+	}
+	e, ws, err := heldByMs(procs, ms)
+	if err != nil {
+		return err
+	}
+	w, p := ws[0], ws[0].p.Load()
+	p.q.PutNext(&task{fn: func(Task) {}}, p.spill[:0]) // to the ring, displaced by the next
+	p.q.PutNext(&task{fn: func(Task) {}}, p.spill[:0]) // runnext
+	if afterRetake {
+		p.status.Store(own(w.id, pTask))
+		if !e.retake(w, p, own(w.id, pTask)) {
+			return errors.New("precondition: the retake failed")
+		}
+		e.startM()
+		w = e.workers[len(e.workers)-1]
+		if !w.sm.Load().StopM() { // takes the retake's handoff at once
+			return errors.New("precondition: the new M got no P")
+		}
+		e.takeP(w)
+		if w.p.Load() != p {
+			return errors.New("precondition: the retake's handoff was not the retaken P")
+		}
+	} else {
+		p.preempted.Store(1) // sysmon's request
+	}
+	if e.sched.NPIdle() != 1 || e.sched.NMSpinning() != 0 {
+		return fmt.Errorf("precondition: %d Ps idle and %d Ms spinning, want 1 and 0", e.sched.NPIdle(), e.sched.NMSpinning())
+	}
+	if t, _ := e.localGet(w, p); t == nil {
+		return errors.New("precondition: the holder's get found nothing")
+	}
+	if e.global.Len() != 1 {
+		return fmt.Errorf("precondition: %d tasks in the global queue after the preempted get, want its runnext task", e.global.Len())
+	}
+	if e.sched.NPIdle() != 0 {
+		return fmt.Errorf("the preempt path (afterRetake=%v) requeued a runnable task to the global queue beside an idle P with no M spinning and woke no M: it waits while the holder runs its ring (golang/go#27732's problem 4)", afterRetake)
+	}
+	return nil
+}
+
+// dropRecheckSeesSubmit: a spinning M that found nothing gives its P up;
+// then an outside submit skips its wakeup, seeing the spinner; the
+// spinner's drop-and-recheck must see the task and take a P back (with
+// another P held busy, so no other M would come for it).
+func dropRecheckSeesSubmit() error {
+	e, ws, err := heldByMs(2, 2)
+	if err != nil {
+		return err
+	}
+	w0, w1 := ws[0], ws[1]
+	w0.p.Load().status.Store(own(w0.id, pTask))
+	if !w1.sm.Load().BecomeSpinning() {
+		return errors.New("precondition: the second M may not spin")
+	}
+	p1 := w1.p.Load()
+	e.idle.Set(p1.id)
+	p1.status.Store(pIdle)
+	w1.p.Store(nil)
+	if !w1.sm.Load().ReleaseP() {
+		return errors.New("precondition: the spinner did not give its P up")
+	}
+	if err := e.Go(func(Task) {}); err != nil {
+		return err
+	}
+	if e.sched.NMSpinning() != 1 || e.sched.NPIdle() != 1 {
+		return fmt.Errorf("precondition: the submit woke an M (%d spinning, %d Ps idle)", e.sched.NMSpinning(), e.sched.NPIdle())
+	}
+	if !w1.sm.Load().DropSpinning() {
+		return errors.New("a spinner's drop-and-recheck missed a task submitted while it dropped (its wakeup skipped for the spinner): it parks, the task queued, a P idle")
+	}
+	return nil
+}
+
+// dropSetsNeedSpinning: golang/go#45867's handshake on the recheck's
+// side. On 2 Ps, a task on P0 holds it; M1 spins, finds nothing and gives
+// P1 up; M2, back from a blocking call, takes P1 (exitsyscall's pidleget),
+// finds its queues empty and may not spin (M1 still counts); the task on
+// P0 spawns (before M2's look, or after it with afterLook); M1's
+// drop-and-recheck sees the child but no idle P, so it must ask for a
+// spinner (pidlegetSpinning's needspinning), and M2, giving P1 up
+// without spinning, must spin instead (ReleaseP false): otherwise both
+// park and the child waits behind the task on P0 with P1 idle. The M
+// loop's steps are made directly, as findRunnable makes them.
+func dropSetsNeedSpinning(afterLook bool) error {
+	e, ws, err := heldByMs(2, 2)
+	if err != nil {
+		return err
+	}
+	w0, w1 := ws[0], ws[1]
+	e.startM()
+	w2 := e.workers[len(e.workers)-1]
+	w0.p.Load().status.Store(own(w0.id, pTask))
+	w0.gen++
+	w0.cur.Store(w0.gen)
+	if !w1.sm.Load().BecomeSpinning() {
+		return errors.New("precondition: M1 may not spin")
+	}
+	p1 := w1.p.Load()
+	e.idle.Set(p1.id)
+	p1.status.Store(pIdle)
+	w1.p.Store(nil)
+	if !w1.sm.Load().ReleaseP() {
+		return errors.New("precondition: the spinner did not give its P up")
+	}
+	spawn := func() error {
+		idle := e.sched.NPIdle()
+		Task{w: w0, gen: w0.gen}.Go(func(Task) {})
+		if e.sched.NPIdle() != idle || e.sched.NMSpinning() != 1 {
+			return errors.New("precondition: the spawn woke an M with M1 spinning")
+		}
+		return nil
+	}
+	if !afterLook {
+		if err := spawn(); err != nil {
+			return err
+		}
+	}
+	if !w2.sm.Load().AcquireP() {
+		return errors.New("precondition: M2 found no idle P")
+	}
+	e.takeP(w2)
+	if w2.sm.Load().BecomeSpinning() {
+		return errors.New("precondition: M2 may spin beside M1")
+	}
+	if afterLook {
+		if err := spawn(); err != nil {
+			return err
+		}
+	}
+	if w1.sm.Load().DropSpinning() {
+		return errors.New("precondition: M1's recheck found an idle P")
+	}
+	p2 := w2.p.Load()
+	e.idle.Set(p2.id)
+	p2.status.Store(pIdle)
+	w2.p.Store(nil)
+	if w2.sm.Load().ReleaseP() {
+		return fmt.Errorf("a spinner's drop-and-recheck saw a task in another P's queue and no idle P, and a non-spinning M then gave its P up (afterLook=%v): the task waits behind the task holding its P with a P idle (golang/go#45867's lost needspinning)", afterLook)
+	}
+	return nil
+}
+
+func TestConserveComposed(t *testing.T) {
+	for _, name := range []string{"spawn", "spawn-group", "outside", "outside2", "overflow", "join", "help",
+		"blocking-return", "syscall-return", "preempt", "preempt2", "droprecheck", "dropneed", "dropneed2"} {
+		t.Run(name, func(t *testing.T) { require.NoError(t, conserveChecks[name](t)) })
+	}
+}
