@@ -31,6 +31,15 @@ import (
 // Go must not be called after Wait has returned (it panics): make a new
 // group. Wait may be called more than once; every call returns the same
 // error.
+//
+// A group keeps nothing per finished task. The record of a task started
+// from outside goes, when the task finishes, to the executor's global free
+// list for the next outside task (as Executor.Go's records do), where it
+// stays until two garbage collections have found it unused (the list
+// keeps 1024): right after a burst of n outside tasks the heap holds about
+// 70 bytes per task more, whether or not the group's Wait has been
+// called, and under 8 once the list is trimmed (measured with 20000
+// children: 72 B, then 3 to 5 B).
 type Group struct {
 	e *Executor
 	t Task // the task that made the group; zero if made outside
@@ -172,7 +181,11 @@ func (g *Group) Go(f func(Task) error) {
 		g.e.spawn(w, nil, f, g)
 		return
 	}
-	if err := g.e.submit(context.Background(), &task{gfn: f, g: g}, nil); err != nil {
+	t := &task{gfn: f, g: g}
+	if mutant == outsideGroupKeepsKids {
+		g.addKid(t) // the seeded fault: the kids list holds it until a Wait
+	}
+	if err := g.e.submit(context.Background(), t, nil); err != nil {
 		g.finish(err, nil)
 	}
 }
@@ -221,6 +234,14 @@ func (g *Group) finish(err error, x *worker) {
 // Wait waits until every task of the group has finished and returns the
 // first error of one, or nil; then it cancels the group's context. Inside a
 // task it runs queued tasks meanwhile (see Group).
+//
+// A task of the group must not Wait on it: it would wait for itself, and
+// never return (errgroup's Wait does the same). It is not detected: Wait
+// takes no Task, and telling a child of the group from the task that made
+// it would cost a goroutine lookup (a stack walk) in every Wait that
+// waits. For the same reason, a group made by a task is waited by that
+// task: a Wait called elsewhere while that task runs (or waits) would run
+// on that task's M as if it were that task.
 func (g *Group) Wait() error {
 	e := g.e
 	if w := g.t.current(); w != nil {
