@@ -418,6 +418,11 @@
 //	  back from another call that waits (issue 22): a     TestSyscallWaiterBesideQueued, TestSyscall-
 //	  task spawned before the call starts within 5        QueuedBesideCallers (bubbles; 230µs with
 //	  thresholds; callers looping over Syscall(1ms)       RetakeServesWaiterFirst)
+//	  on the real runtime (GOMAXPROCS 1 and 2, and       syscall_realtime_test.go TestRealtimeSyscall-
+//	  beside a busy process per core): callers looping    Queued, TestRealtimeSyscallRespectsProcs,
+//	  over Syscall(1ms) with a task spawned before each   ...UnderContention (internal/realtime; 12.6ms
+//	  call: median wait at most 5ms; back from a call     median with SyscallNeverRetaken)
+//	  a task never runs beside Procs others
 //	back from a retaken call a task never runs beside   syscall_test.go TestSyscallRespectsProcs
 //	  Procs others (1 and 2 Ps)
 //	mixed (10% of tasks blocking 1ms in Syscall): Ms    syscall_test.go TestSyscallMixedMs (bubble),
