@@ -343,7 +343,10 @@
 //	  TryGo at a bound of 1; two Go, and two GoContext,   (-tags schedcheck)
 //	  the second waiting as the M frees room; each task
 //	  once, queued back to 0; MustReach both accepted
-//	  and one refused, woken by freed room and found it
+//	  and one refused, woken by freed room and found it;
+//	  Close racing a Go (a GoBatch) waiting for room:     (close-vs-waiter, close-vs-batch-waiter)
+//	  refused with ErrClosed, Close returns; MustReach
+//	  the waiter closed
 //	a flood of 8 producers: queued <= 64 sampled,       overload_test.go TestOverloadFlood
 //	  each task once, heap growth < 1/4 of unbounded
 //	unbounded submit: one branch (not measurable)       BenchmarkSubmitOnly, BenchmarkSubmit
@@ -495,7 +498,8 @@
 //	                                                    WokenSpinUncounted, WaitEarly,
 //	                                                    RetakeWhenNothingWaits, BoundNotReleased,
 //	                                                    FullWakesNobody, ReserveLoadStore,
-//	                                                    RoomFreedAfterLook, SyscallNeverRetaken,
+//	                                                    RoomFreedAfterLook, CloseWakesBeforeClosing,
+//	                                                    SyscallNeverRetaken,
 //	                                                    SyscallExitIgnoresRetake, GlobalFreeNoZero,
 //	                                                    SpillKeepsLocal, FreeZeroAfterPut,
 //	                                                    JoinTakesBackStolen,

@@ -658,9 +658,14 @@ func (e *Executor) shutdown(ctx context.Context) (int, error) {
 	defer e.closeMu.Unlock()
 	if !e.closed {
 		e.closed = true
+		if mutant == closeWakesBeforeClosing {
+			e.wakeRoom(true)
+		}
 		e.closing.Store(1)
 		// After closing: a submitter that registers later sees it (awaitRoom).
-		e.wakeRoom(true)
+		if mutant != closeWakesBeforeClosing {
+			e.wakeRoom(true)
+		}
 		if ctx != nil {
 			stop := context.AfterFunc(ctx, func() { e.wakeQuiet(2) })
 			defer stop()

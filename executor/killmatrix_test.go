@@ -72,6 +72,7 @@ var killConfig = killmatrix.Config{
 		"FullWakesNobody":            {"overload", "overload2"},
 		"ReserveLoadStore":           {"room", "room2"},
 		"RoomFreedAfterLook":         {"room", "room2"},
+		"CloseWakesBeforeClosing":    {"roomclose", "roomclose2"},
 		"GlobalFreeNoZero":           {"reuse", "freelists"},
 		"SpillKeepsLocal":            {"reuse", "freelists"},
 		"FreeZeroAfterPut":           {"freezero", "freezero2"},
@@ -194,6 +195,8 @@ var killConfig = killmatrix.Config{
 		{Name: "submitpair", Deterministic: true, Run: killBySubmitPairs},
 		{Name: "room", Deterministic: true, Run: exploreRoom(false), RealCodeElsewhere: true},
 		{Name: "room2", Deterministic: true, Run: exploreRoom(true), RealCodeElsewhere: true},
+		{Name: "roomclose", Deterministic: true, Run: exploreRoomClose(0), RealCodeElsewhere: true},
+		{Name: "roomclose2", Deterministic: true, Run: exploreRoomClose(1), RealCodeElsewhere: true},
 		{Name: "stress", Run: killByStress},
 		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)
 	},
@@ -274,6 +277,18 @@ func killBySubmitPairs(*testing.T) error {
 		return killmatrix.ErrNotApplicable
 	}
 	return err
+}
+
+// exploreRoomClose runs one of the explorer's Close-vs-waiter scenarios
+// (overload_explore_test.go).
+func exploreRoomClose(i int) func(*testing.T) error {
+	return func(*testing.T) error {
+		applicable, err := executor.ExploreRoomClose(i)
+		if !applicable {
+			return killmatrix.ErrNotApplicable
+		}
+		return err
+	}
 }
 
 // freeZeroPinned runs a pinned race on the global free list

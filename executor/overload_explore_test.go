@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/schedkit/schedkit/atomicx"
@@ -22,10 +23,13 @@ import (
 //	  while the M frees it (awaitRoom's register     ReserveLoadStore
 //	  and reserve vs unqueue; reserve vs reserve)
 //	the same with GoContext (its AfterFunc set)      both (kill matrix: room2)
+//	Close racing a Go waiting for room (closing vs   CloseWakesBeforeClosing
+//	  awaitRoom's registration; wakeRoom(all) vs it)   (roomclose; GoBatch: roomclose2)
 //
 // MustReach asks for each racy shape: both submitters accepted (the M took
 // the first task between them) and one refused; the waiter woken by the
-// room an M freed, and a waiter that found the room itself.
+// room an M freed, and a waiter that found the room itself; a waiter that
+// Close refused.
 //
 // Not here: a GoContext whose context ends as room frees. The context
 // package runs an AfterFunc on a goroutine of its own, outside the
@@ -44,17 +48,30 @@ type roomCase struct {
 	outcome func(e *Executor, x *roomRun) string
 	// after, if set, checks the executor after Close, beside the rest.
 	after func(e *Executor) error
+	// closer: a thread of its own closes the executor at once, racing
+	// the submitting threads (a refused submit may then say ErrClosed).
+	closer bool
 }
 
 // roomRun is what one execution's threads share with its check.
 type roomRun struct {
 	ran      []atomicx.Int32
-	accepted []bool // written by the submitting thread, read after the run
+	release  atomicx.Note // a blocker task waits on it
+	accepted []bool       // written by the submitting thread, read after the run
 	refused  []error
 }
 
 // task i's func: it counts its run.
 func (x *roomRun) task(i int) func(Task) { return func(Task) { x.ran[i].Add(1) } }
+
+// blocker is task i's func for a task that holds the only P until the
+// submitting thread releases it.
+func (x *roomRun) blocker(i int) func(Task) {
+	return func(Task) {
+		x.release.Sleep()
+		x.ran[i].Add(1)
+	}
+}
 
 // note records the result of task i's submit.
 func (x *roomRun) note(i int, err error) {
@@ -80,23 +97,31 @@ func (c roomCase) run() explore.Run {
 	for i := range x.ran {
 		explore.Name(&x.ran[i], fmt.Sprintf("ran[%d]", i))
 	}
+	explore.Name(&x.release, "release")
 	var closeErr error
-	done := make([]atomicx.Note, len(c.threads)-1)
-	for i := range done {
-		explore.Name(&done[i], fmt.Sprintf("submitter%dDone", i))
-	}
-	for i, f := range c.threads {
-		threads = append(threads, func() {
-			f(e, x)
-			if i < len(done) {
-				done[i].Wakeup()
-				return
-			}
-			for j := range done {
-				done[j].Sleep()
-			}
-			closeErr = e.Close()
-		})
+	if c.closer {
+		for _, f := range c.threads {
+			threads = append(threads, func() { f(e, x) })
+		}
+		threads = append(threads, func() { closeErr = e.Close() })
+	} else {
+		done := make([]atomicx.Note, len(c.threads)-1)
+		for i := range done {
+			explore.Name(&done[i], fmt.Sprintf("submitter%dDone", i))
+		}
+		for i, f := range c.threads {
+			threads = append(threads, func() {
+				f(e, x)
+				if i < len(done) {
+					done[i].Wakeup()
+					return
+				}
+				for j := range done {
+					done[j].Sleep()
+				}
+				closeErr = e.Close()
+			})
+		}
 	}
 	return explore.Run{
 		Threads: threads,
@@ -108,8 +133,8 @@ func (c roomCase) run() explore.Run {
 				want := int32(0)
 				if x.accepted[i] {
 					want = 1
-				} else if !errors.Is(x.refused[i], ErrFull) {
-					return fmt.Errorf("task %d's submit returned %v, want nil or ErrFull", i, x.refused[i])
+				} else if !errors.Is(x.refused[i], ErrFull) && (!c.closer || !errors.Is(x.refused[i], ErrClosed)) {
+					return fmt.Errorf("task %d's submit returned %v, want nil or ErrFull (or ErrClosed, racing Close)", i, x.refused[i])
 				}
 				if n := x.ran[i].Load(); n != want {
 					return fmt.Errorf("task %d: submit accepted=%v, ran %d times", i, x.accepted[i], n)
@@ -191,12 +216,52 @@ var roomCases2 = []roomCase{
 // (which never runs), unlike one on context.Background.
 var roomCtx, _ = context.WithCancel(bg)
 
+// closeOutcome labels a waiter's end: refused by Close while it waited
+// for room (task 0, the blocker, held the P and task 1 the room), or not.
+func closeOutcome(_ *Executor, x *roomRun) string {
+	if x.accepted[0] && x.accepted[1] && errors.Is(x.refused[2], ErrClosed) {
+		return "waiter closed"
+	}
+	return "no waiter closed"
+}
+
+// waitThenClose is the submitting thread of a Close racing a waiter: a
+// blocker takes the only P, a second task fills the bound behind it, and
+// a third submit (wait) waits for room that only Close can end; then the
+// blocker is released.
+func waitThenClose(wait func(e *Executor, f func(Task)) error) func(*Executor, *roomRun) {
+	return func(e *Executor, x *roomRun) {
+		x.note(0, e.Go(x.blocker(0)))
+		x.note(1, e.Go(x.task(1)))
+		x.note(2, wait(e, x.task(2)))
+		x.release.Wakeup()
+	}
+}
+
+// roomCloseCases race Close against a submitter waiting for room
+// (kill matrix: roomclose, roomclose2): Close must set closing before it
+// wakes the waiters, so that one registering in between sees it
+// (CloseWakesBeforeClosing leaves it asleep and Close waiting for it).
+var roomCloseCases = []roomCase{{
+	name: "close-vs-waiter", bound: 1, tasks: 3, closer: true,
+	threads:   []func(*Executor, *roomRun){waitThenClose((*Executor).Go)},
+	outcome:   closeOutcome,
+	mustReach: []string{"waiter closed"},
+}, {
+	name: "close-vs-batch-waiter", bound: 1, tasks: 3, closer: true,
+	threads: []func(*Executor, *roomRun){waitThenClose(func(e *Executor, f func(Task)) error {
+		return e.GoBatch([]func(Task){f})
+	})},
+	outcome:   closeOutcome,
+	mustReach: []string{"waiter closed"},
+}}
+
 func roomOptions(c roomCase) explore.Options {
 	return explore.Options{Name: "executor-room-" + c.name, Bound: 1, LongBound: 2, MustReach: c.mustReach}
 }
 
 func TestExploreOverload(t *testing.T) {
-	for _, c := range append(roomCases[:len(roomCases):len(roomCases)], roomCases2...) {
+	for _, c := range slices.Concat(roomCases, roomCases2, roomCloseCases) {
 		t.Run(c.name, func(t *testing.T) {
 			explore.Check(t, roomOptions(c), c.run)
 		})
@@ -210,6 +275,16 @@ func ExploreRoom(second bool) (applicable bool, err error) {
 	if second {
 		cs = roomCases2
 	}
+	return exploreRoomCases(cs)
+}
+
+// ExploreRoomClose runs one of roomCloseCases (0 or 1) at bound 1 for the
+// kill matrix; applicable is false without -tags schedcheck.
+func ExploreRoomClose(i int) (applicable bool, err error) {
+	return exploreRoomCases(roomCloseCases[i : i+1])
+}
+
+func exploreRoomCases(cs []roomCase) (applicable bool, err error) {
 	for _, c := range cs {
 		opts := roomOptions(c)
 		opts.LongBound = 0
