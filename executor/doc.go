@@ -473,7 +473,8 @@
 //	  by the first joiner): b runs once, every Join       stolen, victim robbed by the joiner
 //	  returns after it, with b's panic
 //	a Join's push wakes an idle P (the other M parked   join_wake_test.go TestJoinWake (bubbles,
-//	  before the Join, or the joiner's P idle under a     wakeBound; kill matrix joinwake, joinwake2)
+//	  before the Join, b in runnext or, GlobalQueueOnly,  wakeBound; kill matrix joinwake, joinwake2)
+//	  the global queue; or the joiner's P idle under a
 //	  nested Join): b starts within the bound, and a
 //	  parked joiner is readied by its woken thief
 //	work conservation, composed: with every P busy but  conserve_test.go TestConserveComposed (bubbles,

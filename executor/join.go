@@ -110,7 +110,9 @@ func (e *Executor) joinPush(w *worker, b func(Task)) (r *task, j *Group, p *proc
 	if e.gqOnly {
 		e.global.Put(r)
 		p.status.Store(me)
-		e.sched.Wakep()
+		if mutant != joinPushNoWake {
+			e.sched.Wakep()
+		}
 		return r, j, p, n
 	}
 	if spill := p.q.PutNext(r, p.spill[:0]); len(spill) != 0 {

@@ -18,7 +18,7 @@ import (
 
 // joinWakeChecks are this file's checks by name, for the kill matrix.
 var joinWakeChecks = map[string]func(*testing.T) error{
-	"push":        bubbled(joinWakePush),
+	"push":        bubbled(joinWakePush(false), joinWakePush(true)),
 	"push-nested": bubbled(joinWakePushNested),
 }
 
@@ -57,10 +57,15 @@ func joinerParked(e *Executor) error {
 
 // joinWakePush: on 2 Ps, the other M parked, a task joins a and b; a
 // waits for b to start, which only the push's wakeup of the idle P
-// allows. Then, b blocked on the woken thief and the joiner parked, b's
-// finish must ready the joiner.
-func joinWakePush(*testing.T) error {
-	e, err := New(Config{Procs: 2, Slice: wakeSlice})
+// allows (b in runnext, or with gqOnly in the global queue). Then, b
+// blocked on the woken thief and the joiner parked, b's finish must ready
+// the joiner.
+func joinWakePush(gqOnly bool) func(*testing.T) error {
+	return func(t *testing.T) error { return joinWakePushOn(gqOnly) }
+}
+
+func joinWakePushOn(gqOnly bool) error {
+	e, err := New(Config{Procs: 2, Slice: wakeSlice, GlobalQueueOnly: gqOnly})
 	if err != nil {
 		return err
 	}
@@ -84,7 +89,7 @@ func joinWakePush(*testing.T) error {
 	})
 	close(spawn)
 	if err == nil {
-		err = awaitRun(bIn, "Join's b, pushed with the other M parked")
+		err = awaitRun(bIn, fmt.Sprintf("Join's b, pushed with the other M parked (global queue only: %v)", gqOnly))
 	}
 	if err == nil {
 		synctest.Wait() // b blocks on its thief; the joiner parks
