@@ -114,7 +114,7 @@ tasks == <<tpc, nrun, done, subm>>
 PCs == {"idle",                                  \* Sub, Sys: between calls
         "park", "woken", "find", "spinrule", "steal", "releasep", "drop",
         "recheck", "recheckget", "dec", "stopm", "exitp", "reset", "run",
-        "wi", "wi2", "pwi", "pwi2",
+        "wi", "wi2", "pput", "pwi", "pwi2",
         "wk", "wkcas", "wklock", "startm",         \* Wakep, startm
         "howork", "hocas", "holock"}               \* HandoffP
 
@@ -421,18 +421,31 @@ HogEnd(m) == Kind(cur[m]) = "hog" /\ End(m)
 \* The preempt path (program "preempt"): sysmon's request (abstract: any
 \* time; it is not fair) is honoured at M m's next get from its P p: with
 \* a task in p's runnext and work queued behind it (p's ring, or the global
-\* queue), the runnext task goes to the global queue's tail, then
-\* wakeIfIdle (npidle, then nmspinning, each one load), and the get goes
-\* on. It mirrors localGet's preempt branch (executor/sched.go: global.Put,
-\* wakeIfIdle; the runtime's gopreempt_m puts the goroutine on the global
-\* queue). PreemptNoWake goes on without the wakeIfIdle.
+\* queue), the get takes the runnext task (PreemptRequeue: in m's hands,
+\* cur, in no queue), global.Put puts it at the global queue's tail
+\* (PreemptPut), then wakeIfIdle (npidle, then nmspinning, each one load),
+\* and the get goes on. It mirrors localGet's preempt branch
+\* (executor/sched.go: p.q.Get, then global.Put and wakeIfIdle; the
+\* runtime's gopreempt_m puts the goroutine on the global queue).
+\* PreemptNoWake goes on without the wakeIfIdle: a dropping spinner's
+\* re-check that passed p's queue while the task was in m's hands stops,
+\* and nobody wakes for the task (NoLostWakeup). With the get and the put
+\* one step, PreemptNoWake passes: the task is always queued, and the
+\* wakeup its first put owed covers it.
 PreemptRequeue(m) ==
     /\ Program = "preempt" /\ pc[m] = "find"
     /\ LET p == hold[m] IN
        /\ rnext[p] # NoItem /\ (ring[p] # <<>> \/ glob # <<>>)
-       /\ glob' = Append(glob, rnext[p]) /\ rnext' = [rnext EXCEPT ![p] = NoItem]
+       /\ cur' = [cur EXCEPT ![m] = rnext[p]] /\ rnext' = [rnext EXCEPT ![p] = NoItem]
+    /\ Goto(m, "pput")
+    /\ UNCHANGED <<glob, ring, sched, ret, hand, ridx, hold, spin, nxt, seen, tasks>>
+
+\* global.Put of the task the get took (held in cur meanwhile).
+PreemptPut(m) ==
+    /\ pc[m] = "pput"
+    /\ glob' = Append(glob, cur[m]) /\ cur' = [cur EXCEPT ![m] = NoItem]
     /\ Goto(m, IF Mutant = "PreemptNoWake" THEN "find" ELSE "pwi")
-    /\ UNCHANGED <<ring, sched, ret, hand, ridx, mstate, tasks>>
+    /\ UNCHANGED <<rnext, ring, sched, ret, hand, ridx, hold, spin, nxt, seen, tasks>>
 
 PWakeIfIdle(m) ==
     /\ pc[m] = "pwi"
@@ -517,7 +530,7 @@ MStep(m) ==
     \/ Find(m) \/ SpinRule(m) \/ Steal(m) \/ ReleaseP(m) \/ Drop(m)
     \/ Recheck(m) \/ Dec(m) \/ RecheckGet(m) \/ StopM(m) \/ Woken(m) \/ ExitP(m)
     \/ Reset(m) \/ Spawn(m) \/ WakeIfIdle(m) \/ WakeIfIdle2(m) \/ LeafEnd(m)
-    \/ Wakep(m) \/ PWakeIfIdle(m) \/ PWakeIfIdle2(m)
+    \/ Wakep(m) \/ PreemptPut(m) \/ PWakeIfIdle(m) \/ PWakeIfIdle2(m)
 
 SubStep == Submit \/ Wakep(Sub)
 
@@ -558,12 +571,15 @@ RingCount(t) == LET F[S \in SUBSET Ps] == IF S = {} THEN 0
                                               IN Count(ring[p], t) + F[S \ {p}]
                 IN F[Ps]
 Queued(t) == Count(glob, t) + Cardinality({p \in Ps : rnext[p] = t}) + RingCount(t)
-Running(t) == Cardinality({m \in Ms : cur[m] = t})
+Running(t) == Cardinality({m \in Ms : cur[m] = t /\ pc[m] # "pput"})
+\* A preempted runnext task between localGet's get and its global.Put.
+Held(t) == Cardinality({m \in Ms : cur[m] = t /\ pc[m] = "pput"})
 
 \* Every task made is in exactly one place; it runs at most once.
 Conservation ==
     \A t \in Tasks :
-       Queued(t) + Running(t) + (IF t \in done THEN 1 ELSE 0) = IF Made(t) THEN 1 ELSE 0
+       Queued(t) + Held(t) + Running(t) + (IF t \in done THEN 1 ELSE 0)
+         = IF Made(t) THEN 1 ELSE 0
 ExactlyOnce ==
     \A t \in Tasks : nrun[t] <= 1 /\ ((nrun[t] = 1) <=> (Running(t) = 1 \/ t \in done))
 
