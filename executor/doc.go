@@ -468,10 +468,10 @@
 //	  back and stolen
 //	every interleaving (bound 1) of a stolen b's finish  join_explore_test.go TestExploreJoinRaces
 //	  against its joiner's park (the joiner helps, then   (-tags schedcheck; about 20000 executions;
-//	  parks or finds b done; a panicking a or b), and a   kill matrix joinrace, joinvictim): MustReach
-//	  thief that is a victim (its own Join's b stolen     parked, park lost, readied, finished first,
-//	  by the first joiner): b runs once, every Join       stolen, victim robbed by the joiner
-//	  returns after it, with b's panic
+//	  parks or finds b done; a panicking a or b), and a   kill matrix joinpark, joinpark2, joinfinish,
+//	  thief that is a victim (its own Join's b stolen     joinvictim, a scenario each): MustReach
+//	  by the first joiner): b runs once, every Join       parked, park lost, readied, finished first,
+//	  returns after it, with b's panic                    stolen, victim robbed by the joiner
 //	a Join's push wakes an idle P (the other M parked   join_wake_test.go TestJoinWake (bubbles,
 //	  before the Join, b in runnext or, GlobalQueueOnly,  wakeBound; kill matrix joinwake, joinwake2)
 //	  the global queue; or the joiner's P idle under a

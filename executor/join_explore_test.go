@@ -204,16 +204,17 @@ func TestExploreJoinRaces(t *testing.T) {
 	}
 }
 
-// ExploreJoinRaces runs joinRaceCases (second false) or
-// joinVictimCases at bound 1 for the kill matrix,
-// with their MustReach; applicable is false without -tags schedcheck.
-func ExploreJoinRaces(second bool) (applicable bool, err error) {
+// ExploreJoinRaces runs the scenario of joinRaceCases or joinVictimCases
+// named name at bound 1 for the kill matrix, with its MustReach (a cell
+// per scenario: a mutant's cell stops at its first failure without
+// exploring the scenarios before it); applicable is false without -tags
+// schedcheck.
+func ExploreJoinRaces(name string) (applicable bool, err error) {
 	defer func() { joinHook = nil }()
-	cs := joinRaceCases
-	if second {
-		cs = joinVictimCases
-	}
-	for _, c := range cs {
+	for _, c := range slices.Concat(joinRaceCases, joinVictimCases) {
+		if c.name != name {
+			continue
+		}
 		opts := exploreOptions(c)
 		opts.LongBound = 0
 		opts.MustReach = joinRaceReach[c.name]
@@ -230,6 +231,7 @@ func ExploreJoinRaces(second bool) (applicable bool, err error) {
 		if len(r.Unreached) != 0 {
 			return true, fmt.Errorf("%s: %v", c.name, r.UnreachedError())
 		}
+		return true, nil
 	}
-	return true, nil
+	panic("executor: no Join race scenario " + name)
 }

@@ -87,9 +87,9 @@ var killConfig = killmatrix.Config{
 		"TokenCountedAsTask":         {"taskcount", "taskcount2"},
 		"SysmonNotKicked":            {"kick", "kick2"},
 		"SysmonNoUsleep":             {"usleep", "usleep2"},
-		"JoinParkNoCAS":              {"joinrace", "joinvictim"},
-		"JoinFinishNoSwap":           {"joinrace", "joinvictim"},
-		"JoinErrAfterDone":           {"joinrace", "joinvictim"},
+		"JoinParkNoCAS":              {"joinpark", "joinpark2"},
+		"JoinFinishNoSwap":           {"joinfinish", "joinvictim"},
+		"JoinErrAfterDone":           {"joinfinish", "joinvictim"},
 		"JoinPushNoWake":             {"joinwake", "joinwake2"},
 		"OutsideGroupKeepsKids":      {"groupmem", "groupmem2"},
 		"RetakeServesWaiterFirst":    {"syscallwaiter", "syscallwaiter2"},
@@ -185,8 +185,10 @@ var killConfig = killmatrix.Config{
 		{Name: "exittoken2", Deterministic: true, Run: exploreSyscall("syscall-exit-waits"), RealCodeElsewhere: true},
 		{Name: "sysmon2", Deterministic: true, Run: executor.SyscallOrderCheck("sysmon2")},
 		{Name: "sysmon2b", Deterministic: true, Run: executor.SyscallOrderCheck("pingpong-request")},
-		{Name: "joinrace", Deterministic: true, Run: joinRaces(false), RealCodeElsewhere: true},
-		{Name: "joinvictim", Deterministic: true, Run: joinRaces(true), RealCodeElsewhere: true},
+		{Name: "joinpark", Deterministic: true, Run: joinRace("join-park-vs-finish"), RealCodeElsewhere: true},
+		{Name: "joinpark2", Deterministic: true, Run: joinRace("join-park-vs-finish-apanics"), RealCodeElsewhere: true},
+		{Name: "joinfinish", Deterministic: true, Run: joinRace("join-finish-vs-park"), RealCodeElsewhere: true},
+		{Name: "joinvictim", Deterministic: true, Run: joinRace("join-thief-victim"), RealCodeElsewhere: true},
 		{Name: "joinwake", Deterministic: true, Run: executor.JoinWakeCheck("push")},
 		{Name: "joinwake2", Deterministic: true, Run: executor.JoinWakeCheck("push-nested")},
 		{Name: "groupmem", Deterministic: true, Run: func(t *testing.T) error { return groupBytesPerChild(t, 1) }},
@@ -246,11 +248,11 @@ func killByExplorer(*testing.T) error {
 	return err
 }
 
-// joinRaces runs the explorer's Join races (join_explore_test.go): the
-// park-vs-finish shapes, or the thief that is a victim.
-func joinRaces(victim bool) func(*testing.T) error {
+// joinRace runs the explorer's Join race scenario named name
+// (join_explore_test.go).
+func joinRace(name string) func(*testing.T) error {
 	return func(*testing.T) error {
-		applicable, err := executor.ExploreJoinRaces(victim)
+		applicable, err := executor.ExploreJoinRaces(name)
 		if !applicable {
 			return killmatrix.ErrNotApplicable
 		}
