@@ -426,6 +426,9 @@
 //	  over Syscall(1ms) with a task spawned before each   ...UnderContention (internal/realtime; 12.6ms
 //	  call: median wait at most 5ms; back from a call     median with SyscallNeverRetaken)
 //	  a task never runs beside Procs others
+//	a task back from a call waits behind the ring of    syscall_queued_test.go TestSyscallWaiterBehind-
+//	  the next call's P retaken with work queued, not     Batch (bubbles, 1 and 2 Ps: after 129 of 300
+//	  behind the global queue's tail                      batch tasks; 299 with RetakeQueuesNoWaiter)
 //	back from a retaken call a task never runs beside   syscall_test.go TestSyscallRespectsProcs
 //	  Procs others (1 and 2 Ps)
 //	mixed (10% of tasks blocking 1ms in Syscall): Ms    syscall_test.go TestSyscallMixedMs (bubble),
@@ -515,6 +518,7 @@
 //	                                                    SubmitSkipsWakeOnBacklog,
 //	                                                    RetakeServesWaiterFirst, SyscallTickAfterStatus,
 //	                                                    ExitWaitAfterToken, RetakeAtFirstOverrun,
+//	                                                    RetakeQueuesNoWaiter,
 //	                                                    PreemptRequeueNoWake, SpinNoNeedSpinning,
 //	                                                    SpinDropNoNeedSpinning (the last two select
 //	                                                    spinning's fault: SetMutation)

@@ -96,6 +96,7 @@ var killConfig = killmatrix.Config{
 		"SyscallTickAfterStatus":     {"callage", "callage2"},
 		"ExitWaitAfterToken":         {"exittoken", "exittoken2"},
 		"RetakeAtFirstOverrun":       {"sysmon2", "sysmon2b"},
+		"RetakeQueuesNoWaiter":       {"waiterbatch", "waiterbatch2"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "blockers", Deterministic: true, Run: bubbles(blockersPlusQueued(1, false), blockersPlusQueued(2, false))},
@@ -185,6 +186,8 @@ var killConfig = killmatrix.Config{
 		{Name: "exittoken2", Deterministic: true, Run: exploreSyscall("syscall-exit-waits"), RealCodeElsewhere: true},
 		{Name: "sysmon2", Deterministic: true, Run: executor.SyscallOrderCheck("sysmon2")},
 		{Name: "sysmon2b", Deterministic: true, Run: executor.SyscallOrderCheck("pingpong-request")},
+		{Name: "waiterbatch", Deterministic: true, Run: bubbles(syscallWaiterBehindBatch(1))},
+		{Name: "waiterbatch2", Deterministic: true, Run: bubbles(syscallWaiterBehindBatch(2))},
 		{Name: "joinpark", Deterministic: true, Run: joinRace("join-park-vs-finish"), RealCodeElsewhere: true},
 		{Name: "joinpark2", Deterministic: true, Run: joinRace("join-park-vs-finish-apanics"), RealCodeElsewhere: true},
 		{Name: "joinfinish", Deterministic: true, Run: joinRace("join-finish-vs-park"), RealCodeElsewhere: true},

@@ -228,6 +228,12 @@ const (
 	// the P in the same round, where the first overrun must only ask: a
 	// runnext ping-pong that the request alone ends costs a handoff.
 	retakeAtFirstOverrun
+	// RetakeQueuesNoWaiter: a call's P retaken with work queued on it is
+	// handed off for that work and no task back from a call that waits
+	// is queued behind it (queueWaiter): the waiters are served only from
+	// the global queue's tail, behind a batch of outside tasks, each
+	// pinning its M meanwhile.
+	retakeQueuesNoWaiter
 	// JoinParkNoCAS: a Task.Join whose b a thief runs decides to park with
 	// a load of its join state and then a store of joinParked, not one
 	// CAS: a thief whose finish lands between them sees the Join pending,
@@ -338,6 +344,7 @@ var mutationNames = [...]string{
 	syscallTickAfterStatus: "SyscallTickAfterStatus",
 	exitWaitAfterToken:     "ExitWaitAfterToken",
 	retakeAtFirstOverrun:   "RetakeAtFirstOverrun",
+	retakeQueuesNoWaiter:   "RetakeQueuesNoWaiter",
 
 	joinParkNoCAS:    "JoinParkNoCAS",
 	joinFinishNoSwap: "JoinFinishNoSwap",

@@ -194,7 +194,9 @@ func (e *Executor) exitsyscall0(w *worker) {
 // (syscallMixed: 200 Ms for 200 calls).
 func (e *Executor) retakeServes(w *worker, p *proc) bool {
 	if mutant != retakeServesWaiterFirst && !p.q.Empty() && e.handoffAffordable() {
-		e.queueWaiter(w, p)
+		if mutant != retakeQueuesNoWaiter {
+			e.queueWaiter(w, p)
+		}
 		return false
 	}
 	return e.handToWaiter(w, p)

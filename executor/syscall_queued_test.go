@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -174,6 +175,96 @@ func syscallWaiterBeside(procs int, ring bool) scenario {
 				procs, waited, bound, s.Retakes, s.Resumes)
 		}
 		return nil
+	}
+}
+
+// syscallWaiterBehindBatch: on procs Ps (the other P held by an untold
+// blocker on 2) task a's call blocks while a batch of
+// 300 outside tasks (3µs each) is queued; the call is retaken for them and
+// the first of them releases a, which, back with no P idle, waits (its
+// token at the global queue's tail, behind about 170 of them). The second
+// calls Syscall(100µs): that call is retaken with work queued on its P,
+// and a must be queued behind that P's ring (queueWaiter), ahead of the
+// global queue's tail: it resumes before the batch has drained. A waiter
+// served only from the global queue's tail waits for every batch task, and
+// in a mixed workload every waiter pins an M meanwhile (syscallMixed).
+func syscallWaiterBehindBatch(procs int) scenario {
+	return func(t *testing.T) error { return waiterBehindBatch(t, procs) }
+}
+
+func waiterBehindBatch(tt *testing.T, procs int) error {
+	e, err := executor.New(executor.Config{Procs: procs})
+	if err != nil {
+		return err
+	}
+	release := make(chan struct{})
+	var once sync.Once
+	unhold := func() { once.Do(func() { close(release) }) }
+	defer unhold()
+	if procs == 2 {
+		held := make(chan struct{})
+		if err := e.Go(func(executor.Task) {
+			close(held)
+			<-release // holds its P, untold
+		}); err != nil {
+			return err
+		}
+		<-held
+	}
+	const n = 300
+	relA, inCall := make(chan struct{}), make(chan struct{})
+	var ran atomic.Int64
+	atResume := int64(-1)
+	aDone := make(chan struct{})
+	if err := e.Go(func(t executor.Task) {
+		defer close(aDone)
+		_ = t.Syscall(func() {
+			close(inCall)
+			<-relA
+		})
+		atResume = ran.Load()
+	}); err != nil {
+		return err
+	}
+	<-inCall
+	fs := make([]func(executor.Task), n)
+	for i := range fs {
+		fs[i] = func(t executor.Task) {
+			switch i {
+			case 0:
+				close(relA)
+			case 1:
+				_ = t.Syscall(func() { time.Sleep(100 * time.Microsecond) })
+			}
+			time.Sleep(3 * time.Microsecond) // holding the P
+			ran.Add(1)
+		}
+	}
+	if err := e.GoBatch(fs); err != nil {
+		return err
+	}
+	<-aDone
+	for ran.Load() < n {
+		time.Sleep(time.Millisecond)
+	}
+	unhold()
+	if err := e.Close(); err != nil {
+		return err
+	}
+	s := e.Stats().Total
+	t := fmt.Sprintf("on %d Ps a task back from a retaken call resumed after %d of %d batch tasks (%d retakes, %d resumes)", procs, atResume, n, s.Retakes, s.Resumes)
+	tt.Log(t)
+	if atResume < 0 || atResume > n*2/3 {
+		return fmt.Errorf("%s, want within %d: queued behind the P's ring when a call on it was retaken, not behind the global queue's tail", t, n*2/3)
+	}
+	return nil
+}
+
+func TestSyscallWaiterBehindBatch(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		t.Run(fmt.Sprintf("procs=%d", procs), func(t *testing.T) {
+			require.NoError(t, inBubble(t, syscallWaiterBehindBatch(procs)))
+		})
 	}
 }
 
