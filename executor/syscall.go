@@ -13,9 +13,12 @@ package executor
 // If the call is still in progress after the threshold while work waits
 // for the P (in its queue, or elsewhere with no P idle), or after a whole
 // Slice in any case, sysmon hands the P to another M, as the runtime's
-// retake does with a P in a system call. When f returns the task takes its
-// P back if it is still there, else an idle P, else it waits in the global
-// queue for one, as after Blocking, and never runs beside Procs other tasks.
+// retake does with a P in a system call; the work queued on that P runs
+// first, before any task back from another call that waits for a P. When f
+// returns the task takes its P back if it is still there, else an idle P,
+// else it waits for one (in the global queue, and behind the queue of the
+// next call's P retaken), as after Blocking, and never runs beside Procs
+// other tasks.
 //
 // Use Blocking for a call known to block for long (a network wait, a
 // sleep): it hands the P off at once instead of a threshold later. It
