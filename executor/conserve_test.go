@@ -27,7 +27,7 @@ import (
 // The paths, the executor function that makes the work runnable, the
 // runtime function it mirrors, and the check that fires it:
 //
-//	local spawn (Task.Go)         spawn, wakeIfIdle        newproc, runqput, wakep   spawn
+//	local spawn (Task.Go)         spawn, wakeQueued        newproc, runqput, wakep   spawn
 //	group spawn in a task         spawn (Group.Go)         newproc                   spawn-group
 //	outside Go/GoBatch/GoContext  submit                   (injectglist's startIdle) outside, outside2
 //	  and an outside group's Go
@@ -84,6 +84,10 @@ var conserveChecks = map[string]func(*testing.T) error{
 	"droprecheck":     func(*testing.T) error { return dropRecheckSeesSubmit() },
 	"dropneed":        func(*testing.T) error { return dropSetsNeedSpinning(false) },
 	"dropneed2":       func(*testing.T) error { return dropSetsNeedSpinning(true) },
+	"spawnneed": func(*testing.T) error {
+		return joinErrs(spawnAsksForSpinner("Go"), spawnAsksForSpinner("Group.Go"))
+	},
+	"spawnneed2": func(*testing.T) error { return spawnAsksForSpinner("Join") },
 }
 
 func init() {
@@ -508,9 +512,71 @@ func dropSetsNeedSpinning(afterLook bool) error {
 	return nil
 }
 
+// spawnAsksForSpinner: golang/go#45867's handshake on the spawner's side,
+// in steps each of which the M loop makes. On 2 Ps a task T runs on P0;
+// M1 spins, finds nothing and gives P1 up; M2, back from a blocking call,
+// takes P1, finds its queues empty and may not spin (M1 still counts); M1
+// drops, re-checks (nothing yet) and parks; then T spawns. No P is idle
+// and no M spins, so the spawn must ask for a spinner (newproc's wakep,
+// pidlegetSpinning's needspinning) and M2, giving P1 up without spinning,
+// must spin instead: otherwise the child waits in P0's queue behind T,
+// beside the idle P1, until sysmon retakes P0 a slice later.
+func spawnAsksForSpinner(kind string) error {
+	e, ws, err := heldByMs(2, 2)
+	if err != nil {
+		return err
+	}
+	w0, w1 := ws[0], ws[1]
+	e.startM()
+	w2 := e.workers[len(e.workers)-1]
+	w0.p.Load().status.Store(own(w0.id, pTask))
+	w0.gen++
+	w0.cur.Store(w0.gen)
+	if !w1.sm.Load().BecomeSpinning() {
+		return errors.New("precondition: M1 may not spin")
+	}
+	p1 := w1.p.Load()
+	e.idle.Set(p1.id)
+	p1.status.Store(pIdle)
+	w1.p.Store(nil)
+	if !w1.sm.Load().ReleaseP() {
+		return errors.New("precondition: the spinner did not give its P up")
+	}
+	if !w2.sm.Load().AcquireP() {
+		return errors.New("precondition: M2 found no idle P")
+	}
+	e.takeP(w2)
+	if w2.sm.Load().BecomeSpinning() {
+		return errors.New("precondition: M2 may spin beside M1")
+	}
+	if w1.sm.Load().DropSpinning() {
+		return errors.New("precondition: M1's recheck found work")
+	}
+	t := Task{w: w0, gen: w0.gen}
+	switch kind {
+	case "Go":
+		t.Go(func(Task) {})
+	case "Group.Go":
+		g, _ := t.NewGroup(context.Background())
+		g.Go(func(Task) error { return nil })
+	case "Join": // Join's push of b, before it runs a
+		if r, _, _, _ := e.joinPush(w0, func(Task) {}); r == nil {
+			return errors.New("precondition: the Join pushed nothing")
+		}
+	}
+	p2 := w2.p.Load()
+	e.idle.Set(p2.id)
+	p2.status.Store(pIdle)
+	w2.p.Store(nil)
+	if w2.sm.Load().ReleaseP() {
+		return fmt.Errorf("a local put (%s) with every P held and no M spinning did not ask for a spinner, and a non-spinning M then gave its P up: the child waits behind its spawner with a P idle (golang/go#45867's shape on the spawner's side)", kind)
+	}
+	return nil
+}
+
 func TestConserveComposed(t *testing.T) {
 	for _, name := range []string{"spawn", "spawn-group", "outside", "outside2", "overflow", "join", "help",
-		"blocking-return", "syscall-return", "preempt", "preempt2", "droprecheck", "dropneed", "dropneed2"} {
+		"blocking-return", "syscall-return", "preempt", "preempt2", "droprecheck", "dropneed", "dropneed2", "spawnneed", "spawnneed2"} {
 		t.Run(name, func(t *testing.T) { require.NoError(t, conserveChecks[name](t)) })
 	}
 }

@@ -29,7 +29,8 @@
 //	GoContext, TryGo       no runtime counterpart (see Overload)
 //	Task.Go                newproc: runqput(next=true) into the P's runnext; the
 //	                       displaced task to the ring; a full ring's half to the
-//	                       global queue in one batch (runqputslow); wakep if a P idles
+//	                       global queue in one batch (runqputslow); wakep unless an M
+//	                       spins (with no P idle it asks for a spinner: needspinning)
 //	task records           gfget, gfput, sched.gFree (gfree.go): a P reuses the
 //	                       records of its finished tasks (64 at most), moves 32 to
 //	                       a global free list in one lock when full and refills 32
@@ -486,8 +487,9 @@
 //	  Wait's help, overflow, Blocking's and Syscall's     conserve2); the preempt requeue and golang/go
 //	  returns) has an idle P start the work; the          #45867's needspinning handshake as the M loop's
 //	  preempt requeue wakes an M for an idle P; a         steps (preemptwake, preemptwake2, dropneed,
-//	  recheck that finds work and no P asks for a         dropneed2)
-//	  spinner
+//	  recheck that finds work and no P asks for a         dropneed2, spawnneed, spawnneed2)
+//	  spinner, and so does a local put (spawn, Join's b)
+//	  with every P held
 //	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant):
 //	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership,
@@ -521,7 +523,8 @@
 //	                                                    RetakeQueuesNoWaiter,
 //	                                                    PreemptRequeueNoWake, SpinNoNeedSpinning,
 //	                                                    SpinDropNoNeedSpinning (the last two select
-//	                                                    spinning's fault: SetMutation)
+//	                                                    spinning's fault: SetMutation),
+//	                                                    LocalWakesOnlyIdle
 //
 // # Tracing
 //

@@ -120,7 +120,7 @@ func (e *Executor) joinPush(w *worker, b func(Task)) (r *task, j *Group, p *proc
 	}
 	p.status.Store(me)
 	if mutant != joinPushNoWake {
-		e.wakeIfIdle()
+		e.wakeQueued()
 	}
 	return r, j, p, n
 }

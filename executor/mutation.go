@@ -275,6 +275,13 @@ const (
 	// child's record (and its func) stays reachable until a Wait drops
 	// the list: about 70 bytes per finished child, kept.
 	outsideGroupKeepsKids
+	// LocalWakesOnlyIdle: a put into the caller's own P's queue (a local
+	// spawn, a Join's b, a readied token, the preempt requeue) wakes an M
+	// only if a P is idle and no M spins, as before issue 22 (the
+	// runtime's wakep before golang/go#45867's fix): with every P held it
+	// never asks for a spinner, and an M that looked before the put gives
+	// its P up without spinning, the work left behind the caller's task.
+	localWakesOnlyIdle
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -355,6 +362,7 @@ var mutationNames = [...]string{
 	spinNoNeedSpinning:   "SpinNoNeedSpinning",
 
 	spinDropNoNeedSpinning: "SpinDropNoNeedSpinning",
+	localWakesOnlyIdle:     "LocalWakesOnlyIdle",
 
 	outsideGroupKeepsKids: "OutsideGroupKeepsKids",
 }

@@ -210,7 +210,7 @@ func (e *Executor) localGet(w *worker, p *proc) (*task, bool) {
 					p.stats.preempts.Add(1)
 					e.global.Put(t)
 					if mutant != preemptRequeueNoWake {
-						e.wakeIfIdle() // as for any queued task: no P idles beside it
+						e.wakeQueued() // as for any queued task: no P idles beside it
 					}
 					continue
 				}
@@ -502,7 +502,7 @@ func (e *Executor) ready(x *worker, wt *waiter) {
 			if spill := p.q.PutNext(tok, p.spill[:0]); len(spill) != 0 {
 				e.overflow(x, p, spill)
 			}
-			e.wakeIfIdle()
+			e.wakeQueued()
 			return
 		}
 	}
@@ -519,9 +519,27 @@ func (e *Executor) overflow(w *worker, p *proc, spill []*task) {
 	e.event(EventOverflow, p.id, w, len(spill))
 }
 
-// wakeIfIdle wakes an M for work the caller put in its own P's queue, if a
-// P is idle and no M spins: the caller will run it itself otherwise, so no
-// wakeup is lost by skipping Wakep (and its lock) when every P is busy.
+// wakeQueued wakes an M for work the caller put in its own P's queue (or
+// the global queue from the preempt path) unless an M spins, which will
+// find it: newproc's and ready's wakep. With no P idle Wakep asks for a
+// spinner (needspinning), so that an M about to give its P up without
+// spinning, having looked before the put, spins and steals the work
+// instead of leaving it behind the caller's task with its P idle
+// (golang/go#45867; conserve_test.go's spawnneed). Wakep's fast path is
+// one load while an M spins; with every P busy and none spinning it takes
+// the Sched's lock, as the runtime's wakep does.
+func (e *Executor) wakeQueued() {
+	if mutant == localWakesOnlyIdle {
+		e.wakeIfIdle()
+		return
+	}
+	e.sched.Wakep()
+}
+
+// wakeIfIdle is Wakep only if a P is idle and no M spins, which is how the
+// local puts woke until issue 22 (the runtime's wakep before the fix of
+// golang/go#45867 returned when npidle was 0): the seeded fault
+// SubmitWakesOnlyIdle uses it for outside submits.
 func (e *Executor) wakeIfIdle() {
 	if e.sched.NPIdle() != 0 && e.sched.NMSpinning() == 0 {
 		e.sched.Wakep()

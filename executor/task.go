@@ -142,7 +142,7 @@ func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Grou
 				p.status.Store(me)
 			}
 			if mutant != noSpawnWake {
-				e.wakeIfIdle()
+				e.wakeQueued()
 			}
 			return
 		}
