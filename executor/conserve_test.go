@@ -62,8 +62,12 @@ import (
 // preempted branch. The preempt path fires only after a look at a ring or
 // a global queue that holds work, which an idle P with a parked M never
 // leaves there for long (the spawn that put it woke the M, which steals),
-// so no bubble reaches it with the M parked: preempt and preempt2 make
-// the M loop's steps directly, as needspin and recheck do.
+// so no bubble reaches it with the M parked: preempt and preempt2 build
+// that state (work in the ring, an idle P, no M spinning) and make the M
+// loop's next steps directly. TLC reaches that state at the Go code's
+// grain (ExecutorFinePreempt_long_mutant_PreemptNoWake: a dropping
+// spinner's re-check passes the P's queue while the runnext task is
+// between localGet's get and its global.Put), which a bubble cannot aim at.
 
 // conserveProcs is the Ps of the composed shape: two busy, one idle.
 const conserveProcs = 3
