@@ -64,8 +64,9 @@ CONSTANTS
 \*   GiveUpWithWork      a Wait gives its P up while the P's queue holds tasks
 \* and, for the preempt path (program "preempt"), of the spec only:
 \*   PreemptNoWake       the runnext item requeued to the global queue by a
-\*                       preempt request wakes nobody (no wakeIfIdle)
-
+\*                       preempt request wakes nobody (no wakeIfIdle): at
+\*                       this grain it passes (the requeue is one step;
+\*                       ExecutorFine.tla splits it and rejects it)
 Mutants == {"none", "SysmonOff", "WaitBlocksP", "RecheckGlobalOnly", "NoRecheck",
             "BatchDropsRest", "StealCopies", "ResumeKeepsP", "AcquireKeepsIdle",
             "ReleaseLosesP", "ParkOffList", "NoSpawnWake", "NoGlobalSpawnWake",
