@@ -45,6 +45,8 @@ import (
 //	the spinner's drop-and-       findRunnable, spinning's findRunnable's            droprecheck, dropneed,
 //	  recheck                       DropSpinning             checkRunqsNoP           dropneed2, recheck
 //	                                                                                 (wakeup_test.go)
+//	work queued behind what the   execute's                resetspinning's wakep     lastspinner,
+//	  last spinner found            ResetSpinning                                    lastspinner2
 //
 // Two of these are the shapes of shipped Go bugs. golang/go#45867 (work
 // conservation broken by CL 310850, seen as TestGoroutineParallelism
@@ -56,7 +58,9 @@ import (
 // and every Wakep that finds no idle P (submit, ready, waitP,
 // exitsyscall0). The mutants SpinNoNeedSpinning and
 // SpinDropNoNeedSpinning select spinning's faults of those two functions
-// (needspin, needspin2 and dropneed, dropneed2 kill them). The shape of
+// (needspin, needspin2 and dropneed, dropneed2 kill them);
+// SpinNoWakeOnLastSpinner selects its NoWakeOnLastSpinner (lastspinner,
+// lastspinner2). The shape of
 // golang/go#27732's problem 4, a runnable goroutine requeued to the global
 // queue by the preempt path with no wakeup of an idle P, is localGet's
 // preempted branch. The preempt path fires only after a look at a ring or
@@ -91,7 +95,9 @@ var conserveChecks = map[string]func(*testing.T) error{
 	"spawnneed": func(*testing.T) error {
 		return joinErrs(spawnAsksForSpinner("Go"), spawnAsksForSpinner("Group.Go"))
 	},
-	"spawnneed2": func(*testing.T) error { return spawnAsksForSpinner("Join") },
+	"spawnneed2":   func(*testing.T) error { return spawnAsksForSpinner("Join") },
+	"lastspinner":  func(*testing.T) error { return spinnerWakesAnother(false) },
+	"lastspinner2": func(*testing.T) error { return spinnerWakesAnother(true) },
 }
 
 func init() {
@@ -578,9 +584,67 @@ func spawnAsksForSpinner(kind string) error {
 	return nil
 }
 
+// spinnerWakesAnother: resetspinning's rule. M0 spins holding P0, one P
+// idle; two tasks arrive while it spins (their puts skip Wakep, seeing the
+// spinner): a GoBatch of two, which M0 takes as a global batch (the second
+// to its ring), or with fromSteal two spawns of a task holding a third P,
+// of which M0 steals one (the other in that P's runnext). Starting the
+// first must start another spinner for the idle P, or the second waits
+// behind a busy P with a P idle. The M loop's steps are made directly
+// (findRunnable's get, then execute, whose ResetSpinning wakes).
+func spinnerWakesAnother(fromSteal bool) error {
+	procs, ms := 2, 1
+	if fromSteal {
+		procs, ms = 3, 2
+	}
+	e, ws, err := heldByMs(procs, ms)
+	if err != nil {
+		return err
+	}
+	w, p := ws[0], ws[0].p.Load()
+	if !w.sm.Load().BecomeSpinning() {
+		return errors.New("precondition: M0 may not spin")
+	}
+	e.spinStarted(w, p)
+	var ran atomic.Int64
+	x := func(Task) { ran.Add(1) }
+	var t *task
+	if fromSteal {
+		h := ws[1]
+		h.p.Load().status.Store(own(h.id, pTask))
+		h.gen++
+		h.cur.Store(h.gen)
+		Task{w: h, gen: h.gen}.Go(x)
+		Task{w: h, gen: h.gen}.Go(x) // the first to the ring, this one in runnext
+		t, _ = e.steal(w, p)
+	} else {
+		if err := e.GoBatch([]func(Task){x, x}); err != nil {
+			return err
+		}
+		t = e.globalBatch(w, p)
+	}
+	if t == nil || !t.take() {
+		return fmt.Errorf("precondition: the spinner found nothing (fromSteal=%v)", fromSteal)
+	}
+	if !e.work() {
+		return errors.New("precondition: nothing left queued behind the first task")
+	}
+	if e.sched.NPIdle() != 1 || e.sched.NMSpinning() != 1 {
+		return fmt.Errorf("precondition: %d Ps idle and %d Ms spinning, want 1 and 1", e.sched.NPIdle(), e.sched.NMSpinning())
+	}
+	e.execute(w, t, false)
+	if ran.Load() != 1 {
+		return errors.New("precondition: the first task did not run")
+	}
+	if e.sched.NPIdle() != 0 {
+		return fmt.Errorf("the last spinner started a task with another queued behind it (fromSteal=%v) and started no spinner for the idle P: resetspinning's wakep", fromSteal)
+	}
+	return nil
+}
+
 func TestConserveComposed(t *testing.T) {
 	for _, name := range []string{"spawn", "spawn-group", "outside", "outside2", "overflow", "join", "help",
-		"blocking-return", "syscall-return", "preempt", "preempt2", "droprecheck", "dropneed", "dropneed2", "spawnneed", "spawnneed2"} {
+		"blocking-return", "syscall-return", "preempt", "preempt2", "droprecheck", "dropneed", "dropneed2", "spawnneed", "spawnneed2", "lastspinner", "lastspinner2"} {
 		t.Run(name, func(t *testing.T) { require.NoError(t, conserveChecks[name](t)) })
 	}
 }

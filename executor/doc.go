@@ -487,9 +487,10 @@
 //	  Wait's help, overflow, Blocking's and Syscall's     conserve2); the preempt requeue and golang/go
 //	  returns) has an idle P start the work; the          #45867's needspinning handshake as the M loop's
 //	  preempt requeue wakes an M for an idle P; a         steps (preemptwake, preemptwake2, dropneed,
-//	  recheck that finds work and no P asks for a         dropneed2, spawnneed, spawnneed2)
-//	  spinner, and so does a local put (spawn, Join's b)
-//	  with every P held
+//	  recheck that finds work and no P asks for a         dropneed2, spawnneed, spawnneed2, lastspinner,
+//	  spinner, and so does a local put (spawn, Join's b)  lastspinner2)
+//	  with every P held; the last spinner to find work
+//	  starts another for what is queued behind it
 //	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant):
 //	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership,
@@ -524,7 +525,7 @@
 //	                                                    PreemptRequeueNoWake, SpinNoNeedSpinning,
 //	                                                    SpinDropNoNeedSpinning (the last two select
 //	                                                    spinning's fault: SetMutation),
-//	                                                    LocalWakesOnlyIdle
+//	                                                    LocalWakesOnlyIdle, SpinNoWakeOnLastSpinner
 //
 // # Tracing
 //

@@ -282,6 +282,11 @@ const (
 	// never asks for a spinner, and an M that looked before the put gives
 	// its P up without spinning, the work left behind the caller's task.
 	localWakesOnlyIdle
+	// SpinNoWakeOnLastSpinner: spinning's NoWakeOnLastSpinner under the
+	// executor (execute's ResetSpinning, the last spinner to find work,
+	// starts no other): resetspinning's wakep, so work queued behind what
+	// the spinner found waits beside an idle P.
+	spinNoWakeOnLastSpinner
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -363,6 +368,8 @@ var mutationNames = [...]string{
 
 	spinDropNoNeedSpinning: "SpinDropNoNeedSpinning",
 	localWakesOnlyIdle:     "LocalWakesOnlyIdle",
+
+	spinNoWakeOnLastSpinner: "SpinNoWakeOnLastSpinner",
 
 	outsideGroupKeepsKids: "OutsideGroupKeepsKids",
 }

@@ -19,8 +19,9 @@ func Mutations() []string { return append([]string(nil), mutationNames[1:]...) }
 // the runtime function), selected with it so that the executor's suite is
 // checked against it.
 var componentFaults = map[mutation]func() (func(), error){
-	spinNoNeedSpinning:     func() (func(), error) { return spinning.SetMutation("NoNeedSpinning") },
-	spinDropNoNeedSpinning: func() (func(), error) { return spinning.SetMutation("DropNoNeedSpinning") },
+	spinNoNeedSpinning:      func() (func(), error) { return spinning.SetMutation("NoNeedSpinning") },
+	spinDropNoNeedSpinning:  func() (func(), error) { return spinning.SetMutation("DropNoNeedSpinning") },
+	spinNoWakeOnLastSpinner: func() (func(), error) { return spinning.SetMutation("NoWakeOnLastSpinner") },
 }
 
 // SetMutation makes every Executor run with the named seeded fault ("none"
