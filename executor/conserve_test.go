@@ -96,6 +96,8 @@ var conserveChecks = map[string]func(*testing.T) error{
 		return joinErrs(spawnAsksForSpinner("Go"), spawnAsksForSpinner("Group.Go"))
 	},
 	"spawnneed2":   func(*testing.T) error { return spawnAsksForSpinner("Join") },
+	"stalereq":     func(*testing.T) error { return staleRequestWakes("Go") },
+	"stalereq2":    func(*testing.T) error { return staleRequestWakes("Join") },
 	"lastspinner":  func(*testing.T) error { return spinnerWakesAnother(false) },
 	"lastspinner2": func(*testing.T) error { return spinnerWakesAnother(true) },
 }
@@ -644,7 +646,80 @@ func spinnerWakesAnother(fromSteal bool) error {
 
 func TestConserveComposed(t *testing.T) {
 	for _, name := range []string{"spawn", "spawn-group", "outside", "outside2", "overflow", "join", "help",
-		"blocking-return", "syscall-return", "preempt", "preempt2", "droprecheck", "dropneed", "dropneed2", "spawnneed", "spawnneed2", "lastspinner", "lastspinner2"} {
+		"blocking-return", "syscall-return", "preempt", "preempt2", "droprecheck", "dropneed", "dropneed2", "spawnneed", "spawnneed2", "stalereq", "stalereq2", "lastspinner", "lastspinner2"} {
 		t.Run(name, func(t *testing.T) { require.NoError(t, conserveChecks[name](t)) })
 	}
+}
+
+// staleRequestWakes: a request for a spinner (needspinning) can outlive
+// the state that made it. M1 drops spinning and, seeing P0's child with no
+// P idle, asks for a spinner while M3 still spins holding P2; the child is
+// taken, and M3, spinning, gives P2 up (a spinner's ReleaseP keeps the
+// request) and parks with nothing to see. A local put must still wake an
+// M for the idle P: wakeQueued skips Wakep on a pending request only
+// while no P idles. kind is "Go" or "Join" (Join's push of b).
+func staleRequestWakes(kind string) error {
+	e, ws, err := heldByMs(3, 3)
+	if err != nil {
+		return err
+	}
+	w0, w1, w3 := ws[0], ws[1], ws[2]
+	e.startM()
+	w2 := e.workers[len(e.workers)-1]
+	p0 := w0.p.Load()
+	p0.status.Store(own(w0.id, pTask))
+	w0.gen++
+	w0.cur.Store(w0.gen)
+	t := Task{w: w0, gen: w0.gen}
+	if !w1.sm.Load().BecomeSpinning() || !w3.sm.Load().BecomeSpinning() {
+		return errors.New("precondition: M1 and M3 may not both spin")
+	}
+	release := func(w *worker) error { // a spinner gives its P up
+		p := w.p.Load()
+		e.idle.Set(p.id)
+		p.status.Store(pIdle)
+		w.p.Store(nil)
+		if !w.sm.Load().ReleaseP() {
+			return errors.New("precondition: a spinner kept its P")
+		}
+		return nil
+	}
+	if err := release(w1); err != nil {
+		return err
+	}
+	if !w2.sm.Load().AcquireP() { // M2, back from a call, takes P1
+		return errors.New("precondition: M2 found no idle P")
+	}
+	e.takeP(w2)
+	t.Go(func(Task) {}) // M1 and M3 spin: no wakeup needed
+	if w1.sm.Load().DropSpinning() {
+		return errors.New("precondition: M1's recheck found an idle P")
+	}
+	if !e.sched.NeedSpinning() {
+		return errors.New("precondition: M1's recheck asked for no spinner")
+	}
+	if x, _ := p0.q.Get(); x == nil { // the child is taken (run by M0, say)
+		return errors.New("precondition: P0's queue is empty")
+	}
+	if err := release(w3); err != nil {
+		return err
+	}
+	if w3.sm.Load().DropSpinning() {
+		return errors.New("precondition: M3's recheck found work")
+	}
+	if !e.sched.NeedSpinning() || e.sched.NPIdle() != 1 || e.sched.NMSpinning() != 0 {
+		return errors.New("precondition: not a stale request beside an idle P")
+	}
+	switch kind {
+	case "Go":
+		t.Go(func(Task) {})
+	case "Join":
+		if r, _, _, _ := e.joinPush(w0, func(Task) {}); r == nil {
+			return errors.New("precondition: the Join pushed nothing")
+		}
+	}
+	if e.sched.NMSpinning() == 0 && e.sched.NPIdle() != 0 {
+		return fmt.Errorf("a local put (%s) beside an idle P woke no M: it took the pending request for a spinner, left by a spinner that gave its P up, for a wakeup, and the child waits behind its spawner", kind)
+	}
+	return nil
 }

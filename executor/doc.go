@@ -487,10 +487,12 @@
 //	  Wait's help, overflow, Blocking's and Syscall's     conserve2); the preempt requeue and golang/go
 //	  returns) has an idle P start the work; the          #45867's needspinning handshake as the M loop's
 //	  preempt requeue wakes an M for an idle P; a         steps (preemptwake, preemptwake2, dropneed,
-//	  recheck that finds work and no P asks for a         dropneed2, spawnneed, spawnneed2, lastspinner,
-//	  spinner, and so does a local put (spawn, Join's b)  lastspinner2)
-//	  with every P held; the last spinner to find work
-//	  starts another for what is queued behind it
+//	  recheck that finds work and no P asks for a         dropneed2, spawnneed, spawnneed2, stalereq,
+//	  spinner, and so does a local put (spawn, Join's b)  stalereq2, lastspinner, lastspinner2)
+//	  with every P held, but a pending request stands in
+//	  for it only while no P idles; the last spinner to
+//	  find work starts another for what is queued behind
+//	  it
 //	seeded mutants, two deterministic kills each        mutation.go, killmatrix_test.go (-tags schedmutant):
 //	                                                    SysmonOff, WaitBlocksP, NoRecheck, NoFairnessTick,
 //	                                                    NoRecordReuse, SpawnIgnoresOwnership,
@@ -525,7 +527,8 @@
 //	                                                    PreemptRequeueNoWake, SpinNoNeedSpinning,
 //	                                                    SpinDropNoNeedSpinning (the last two select
 //	                                                    spinning's fault: SetMutation),
-//	                                                    LocalWakesOnlyIdle, SpinNoWakeOnLastSpinner
+//	                                                    LocalWakesOnlyIdle, SpinNoWakeOnLastSpinner,
+//	                                                    WakeSkipsOnRequest
 //
 // # Tracing
 //

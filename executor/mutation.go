@@ -287,6 +287,11 @@ const (
 	// starts no other): resetspinning's wakep, so work queued behind what
 	// the spinner found waits beside an idle P.
 	spinNoWakeOnLastSpinner
+	// WakeSkipsOnRequest: a local put skips Wakep whenever a spinner was
+	// asked for (needspinning), even with a P idle: a request left set by
+	// a spinner that released its P finds no M to serve it, and the work
+	// waits beside the idle P.
+	wakeSkipsOnRequest
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -372,6 +377,7 @@ var mutationNames = [...]string{
 	spinNoWakeOnLastSpinner: "SpinNoWakeOnLastSpinner",
 
 	outsideGroupKeepsKids: "OutsideGroupKeepsKids",
+	wakeSkipsOnRequest:    "WakeSkipsOnRequest",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

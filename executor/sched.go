@@ -525,15 +525,26 @@ func (e *Executor) overflow(w *worker, p *proc, spill []*task) {
 // spinner (needspinning), so that an M about to give its P up without
 // spinning, having looked before the put, spins and steals the work
 // instead of leaving it behind the caller's task with its P idle
-// (golang/go#45867; conserve_test.go's spawnneed). Wakep's fast path is
-// one load while an M spins; with every P busy and none spinning it takes
-// the Sched's lock, as the runtime's wakep does.
+// (golang/go#45867; conserve_test.go's spawnneed).
+//
+// A request already pending with no P idle is enough: Wakep would only
+// set needspinning again. The loads come after the put, and needspinning
+// is cleared only by an M that starts spinning (so it looks after the
+// put), while a P that goes idle later either goes to a spinner because
+// of the request (ReleaseP, HandoffP) or is released by a spinner, whose
+// drop-and-recheck comes after the release and so after the put. The
+// runtime's wakep takes sched.lock each time here; a chain of spawns with
+// every P busy paid that lock per task (BenchmarkChain, 1 and 2 Ps).
 func (e *Executor) wakeQueued() {
 	if mutant == localWakesOnlyIdle {
 		e.wakeIfIdle()
 		return
 	}
-	e.sched.Wakep()
+	s := e.sched
+	if s.NMSpinning() != 0 || s.NeedSpinning() && (s.NPIdle() == 0 || mutant == wakeSkipsOnRequest) {
+		return
+	}
+	s.Wakep()
 }
 
 // wakeIfIdle is Wakep only if a P is idle and no M spins, which is how the

@@ -131,6 +131,13 @@ func (s *Sched) NMSpinning() int { return int(s.nmspinning.Load()) }
 // the call.
 func (s *Sched) NPIdle() int { return int(s.npidle.Load()) }
 
+// NeedSpinning reports whether an M was asked to spin (sched.needspinning:
+// work was found or put with no idle P for it) and none has started since,
+// at one instant during the call. The next M to give up its P without
+// spinning spins instead (ReleaseP), and a handoff starts a spinner
+// (HandoffP).
+func (s *Sched) NeedSpinning() bool { return s.needspinning.Load() }
+
 // NMIdle returns the number of Ms parked on the idle list (sched.nmidle).
 func (s *Sched) NMIdle() int {
 	s.mu.Lock()
