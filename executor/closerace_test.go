@@ -163,17 +163,8 @@ func ExploreCloseRace(names ...string) (applicable bool, err error) {
 		if i == len(closeRaces) {
 			panic("executor: no close race " + name)
 		}
-		opts := closeRaceOptions(closeRaces[i])
-		opts.LongBound = 0
-		r, err := explore.Explore(opts, closeRaces[i].run)
-		if errors.Is(err, explore.ErrNoSchedcheck) {
-			return false, nil
-		}
-		if err != nil {
-			return true, err
-		}
-		if r.Failure != nil {
-			return true, fmt.Errorf("%s: %v", name, r.Failure.Err)
+		if applicable, err := exploreCell(name, closeRaceOptions(closeRaces[i]), closeRaces[i].run, false); !applicable || err != nil {
+			return applicable, err
 		}
 	}
 	return true, nil

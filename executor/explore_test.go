@@ -349,18 +349,29 @@ func exploreAll() (bool, error) { return exploreCasesBound1(exploreCases) }
 // failure; applicable is false without -tags schedcheck.
 func exploreCasesBound1(cs []exploreCase) (bool, error) {
 	for _, c := range cs {
-		opts := exploreOptions(c)
-		opts.LongBound = 0
-		r, err := explore.Explore(opts, c.run)
-		if errors.Is(err, explore.ErrNoSchedcheck) {
-			return false, nil
+		if applicable, err := exploreCell(c.name, exploreOptions(c), c.run, false); !applicable || err != nil {
+			return applicable, err
 		}
-		if err != nil {
-			return true, err
-		}
-		if r.Failure != nil {
-			return true, fmt.Errorf("%s: %v", c.name, r.Failure.Err)
-		}
+	}
+	return true, nil
+}
+
+// exploreCell is a kill-matrix cell's run of one scenario: every
+// interleaving at opts.Bound (LongBound dropped), its failure named, and,
+// with reach, a MustReach label never reached is a failure too;
+// applicable is false without -tags schedcheck.
+func exploreCell(name string, opts explore.Options, build func() explore.Run, reach bool) (applicable bool, err error) {
+	opts.LongBound = 0
+	r, err := explore.Explore(opts, build)
+	switch {
+	case errors.Is(err, explore.ErrNoSchedcheck):
+		return false, nil
+	case err != nil:
+		return true, err
+	case r.Failure != nil:
+		return true, fmt.Errorf("%s: %v", name, r.Failure.Err)
+	case reach && len(r.Unreached) != 0:
+		return true, fmt.Errorf("%s: %v", name, r.UnreachedError())
 	}
 	return true, nil
 }

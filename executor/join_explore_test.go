@@ -2,7 +2,6 @@ package executor
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"testing"
 
@@ -216,22 +215,8 @@ func ExploreJoinRaces(name string) (applicable bool, err error) {
 			continue
 		}
 		opts := exploreOptions(c)
-		opts.LongBound = 0
 		opts.MustReach = joinRaceReach[c.name]
-		r, err := explore.Explore(opts, joinRun(c))
-		if errors.Is(err, explore.ErrNoSchedcheck) {
-			return false, nil
-		}
-		if err != nil {
-			return true, err
-		}
-		if r.Failure != nil {
-			return true, fmt.Errorf("%s: %v", c.name, r.Failure.Err)
-		}
-		if len(r.Unreached) != 0 {
-			return true, fmt.Errorf("%s: %v", c.name, r.UnreachedError())
-		}
-		return true, nil
+		return exploreCell(c.name, opts, joinRun(c), true)
 	}
 	panic("executor: no Join race scenario " + name)
 }

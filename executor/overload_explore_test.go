@@ -286,17 +286,8 @@ func ExploreRoomClose(i int) (applicable bool, err error) {
 
 func exploreRoomCases(cs []roomCase) (applicable bool, err error) {
 	for _, c := range cs {
-		opts := roomOptions(c)
-		opts.LongBound = 0
-		r, err := explore.Explore(opts, c.run)
-		if errors.Is(err, explore.ErrNoSchedcheck) {
-			return false, nil
-		}
-		if err != nil {
-			return true, err
-		}
-		if r.Failure != nil {
-			return true, fmt.Errorf("%s: %v", c.name, r.Failure.Err)
+		if applicable, err := exploreCell(c.name, roomOptions(c), c.run, false); !applicable || err != nil {
+			return applicable, err
 		}
 	}
 	return true, nil

@@ -1,8 +1,6 @@
 package executor
 
 import (
-	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/schedkit/schedkit/atomicx"
@@ -181,20 +179,9 @@ func ExploreSyscall(names ...string) (applicable bool, err error) {
 			panic("executor: no syscall explorer scenario " + name)
 		}
 		opts := exploreOptions(*c)
-		opts.LongBound = 0
 		opts.MustReach = syscallExploreReach[name]
-		r, err := explore.Explore(opts, syscallExploreRun(*c))
-		if errors.Is(err, explore.ErrNoSchedcheck) {
-			return false, nil
-		}
-		if err != nil {
-			return true, err
-		}
-		if r.Failure != nil {
-			return true, fmt.Errorf("%s: %v", name, r.Failure.Err)
-		}
-		if len(r.Unreached) != 0 {
-			return true, fmt.Errorf("%s: %v", name, r.UnreachedError())
+		if applicable, err := exploreCell(name, opts, syscallExploreRun(*c), true); !applicable || err != nil {
+			return applicable, err
 		}
 	}
 	return true, nil
