@@ -436,11 +436,7 @@ func dropRecheckSeesSubmit() error {
 	if !w1.sm.Load().BecomeSpinning() {
 		return errors.New("precondition: the second M may not spin")
 	}
-	p1 := w1.p.Load()
-	e.idle.Set(p1.id)
-	p1.status.Store(pIdle)
-	w1.p.Store(nil)
-	if !w1.sm.Load().ReleaseP() {
+	if !e.returnP(w1) {
 		return errors.New("precondition: the spinner did not give its P up")
 	}
 	if err := e.Go(func(Task) {}); err != nil {
@@ -473,17 +469,11 @@ func dropSetsNeedSpinning(afterLook bool) error {
 	w0, w1 := ws[0], ws[1]
 	e.startM()
 	w2 := e.workers[len(e.workers)-1]
-	w0.p.Load().status.Store(own(w0.id, pTask))
-	w0.gen++
-	w0.cur.Store(w0.gen)
+	runTask(w0)
 	if !w1.sm.Load().BecomeSpinning() {
 		return errors.New("precondition: M1 may not spin")
 	}
-	p1 := w1.p.Load()
-	e.idle.Set(p1.id)
-	p1.status.Store(pIdle)
-	w1.p.Store(nil)
-	if !w1.sm.Load().ReleaseP() {
+	if !e.returnP(w1) {
 		return errors.New("precondition: the spinner did not give its P up")
 	}
 	spawn := func() error {
@@ -514,11 +504,7 @@ func dropSetsNeedSpinning(afterLook bool) error {
 	if w1.sm.Load().DropSpinning() {
 		return errors.New("precondition: M1's recheck found an idle P")
 	}
-	p2 := w2.p.Load()
-	e.idle.Set(p2.id)
-	p2.status.Store(pIdle)
-	w2.p.Store(nil)
-	if w2.sm.Load().ReleaseP() {
+	if e.returnP(w2) {
 		return fmt.Errorf("a spinner's drop-and-recheck saw a task in another P's queue and no idle P, and a non-spinning M then gave its P up (afterLook=%v): the task waits behind the task holding its P with a P idle (golang/go#45867's lost needspinning)", afterLook)
 	}
 	return nil
@@ -541,17 +527,11 @@ func spawnAsksForSpinner(kind string) error {
 	w0, w1 := ws[0], ws[1]
 	e.startM()
 	w2 := e.workers[len(e.workers)-1]
-	w0.p.Load().status.Store(own(w0.id, pTask))
-	w0.gen++
-	w0.cur.Store(w0.gen)
+	runTask(w0)
 	if !w1.sm.Load().BecomeSpinning() {
 		return errors.New("precondition: M1 may not spin")
 	}
-	p1 := w1.p.Load()
-	e.idle.Set(p1.id)
-	p1.status.Store(pIdle)
-	w1.p.Store(nil)
-	if !w1.sm.Load().ReleaseP() {
+	if !e.returnP(w1) {
 		return errors.New("precondition: the spinner did not give its P up")
 	}
 	if !w2.sm.Load().AcquireP() {
@@ -576,11 +556,7 @@ func spawnAsksForSpinner(kind string) error {
 			return errors.New("precondition: the Join pushed nothing")
 		}
 	}
-	p2 := w2.p.Load()
-	e.idle.Set(p2.id)
-	p2.status.Store(pIdle)
-	w2.p.Store(nil)
-	if w2.sm.Load().ReleaseP() {
+	if e.returnP(w2) {
 		return fmt.Errorf("a local put (%s) with every P held and no M spinning did not ask for a spinner, and a non-spinning M then gave its P up: the child waits behind its spawner with a P idle (golang/go#45867's shape on the spawner's side)", kind)
 	}
 	return nil
@@ -667,25 +643,12 @@ func staleRequestWakes(kind string) error {
 	e.startM()
 	w2 := e.workers[len(e.workers)-1]
 	p0 := w0.p.Load()
-	p0.status.Store(own(w0.id, pTask))
-	w0.gen++
-	w0.cur.Store(w0.gen)
-	t := Task{w: w0, gen: w0.gen}
+	t := runTask(w0)
 	if !w1.sm.Load().BecomeSpinning() || !w3.sm.Load().BecomeSpinning() {
 		return errors.New("precondition: M1 and M3 may not both spin")
 	}
-	release := func(w *worker) error { // a spinner gives its P up
-		p := w.p.Load()
-		e.idle.Set(p.id)
-		p.status.Store(pIdle)
-		w.p.Store(nil)
-		if !w.sm.Load().ReleaseP() {
-			return errors.New("precondition: a spinner kept its P")
-		}
-		return nil
-	}
-	if err := release(w1); err != nil {
-		return err
+	if !e.returnP(w1) {
+		return errors.New("precondition: the spinner M1 kept its P")
 	}
 	if !w2.sm.Load().AcquireP() { // M2, back from a call, takes P1
 		return errors.New("precondition: M2 found no idle P")
@@ -701,8 +664,8 @@ func staleRequestWakes(kind string) error {
 	if x, _ := p0.q.Get(); x == nil { // the child is taken (run by M0, say)
 		return errors.New("precondition: P0's queue is empty")
 	}
-	if err := release(w3); err != nil {
-		return err
+	if !e.returnP(w3) {
+		return errors.New("precondition: the spinner M3 kept its P")
 	}
 	if w3.sm.Load().DropSpinning() {
 		return errors.New("precondition: M3's recheck found work")
@@ -722,4 +685,24 @@ func staleRequestWakes(kind string) error {
 		return fmt.Errorf("a local put (%s) beside an idle P woke no M: it took the pending request for a spinner, left by a spinner that gave its P up, for a wakeup, and the child waits behind its spawner", kind)
 	}
 	return nil
+}
+
+// runTask makes w's P run a task, as execute does (pTask, the worker's
+// next generation current), and returns the task's handle.
+func runTask(w *worker) Task {
+	w.p.Load().status.Store(own(w.id, pTask))
+	w.gen++
+	w.cur.Store(w.gen)
+	return Task{w: w, gen: w.gen}
+}
+
+// returnP is findRunnable's "return P" for w: its P idles and its
+// spinning.M releases it. It reports ReleaseP's answer (false: the M was
+// asked to spin, and keeps the P).
+func (e *Executor) returnP(w *worker) bool {
+	p := w.p.Load()
+	e.idle.Set(p.id)
+	p.status.Store(pIdle)
+	w.p.Store(nil)
+	return w.sm.Load().ReleaseP()
 }
