@@ -470,11 +470,8 @@ func dropSetsNeedSpinning(afterLook bool) error {
 	e.startM()
 	w2 := e.workers[len(e.workers)-1]
 	runTask(w0)
-	if !w1.sm.Load().BecomeSpinning() {
-		return errors.New("precondition: M1 may not spin")
-	}
-	if !e.returnP(w1) {
-		return errors.New("precondition: the spinner did not give its P up")
+	if err := e.spinAndReturnP(w1); err != nil {
+		return err
 	}
 	spawn := func() error {
 		idle := e.sched.NPIdle()
@@ -489,12 +486,8 @@ func dropSetsNeedSpinning(afterLook bool) error {
 			return err
 		}
 	}
-	if !w2.sm.Load().AcquireP() {
-		return errors.New("precondition: M2 found no idle P")
-	}
-	e.takeP(w2)
-	if w2.sm.Load().BecomeSpinning() {
-		return errors.New("precondition: M2 may spin beside M1")
+	if err := e.takeBackNoSpin(w2); err != nil {
+		return err
 	}
 	if afterLook {
 		if err := spawn(); err != nil {
@@ -528,18 +521,11 @@ func spawnAsksForSpinner(kind string) error {
 	e.startM()
 	w2 := e.workers[len(e.workers)-1]
 	runTask(w0)
-	if !w1.sm.Load().BecomeSpinning() {
-		return errors.New("precondition: M1 may not spin")
+	if err := e.spinAndReturnP(w1); err != nil {
+		return err
 	}
-	if !e.returnP(w1) {
-		return errors.New("precondition: the spinner did not give its P up")
-	}
-	if !w2.sm.Load().AcquireP() {
-		return errors.New("precondition: M2 found no idle P")
-	}
-	e.takeP(w2)
-	if w2.sm.Load().BecomeSpinning() {
-		return errors.New("precondition: M2 may spin beside M1")
+	if err := e.takeBackNoSpin(w2); err != nil {
+		return err
 	}
 	if w1.sm.Load().DropSpinning() {
 		return errors.New("precondition: M1's recheck found work")
@@ -705,4 +691,30 @@ func (e *Executor) returnP(w *worker) bool {
 	p.status.Store(pIdle)
 	w.p.Store(nil)
 	return w.sm.Load().ReleaseP()
+}
+
+// spinAndReturnP: w's M starts spinning, finds nothing and gives its P up
+// (still spinning: findRunnable before its drop-and-recheck).
+func (e *Executor) spinAndReturnP(w *worker) error {
+	if !w.sm.Load().BecomeSpinning() {
+		return fmt.Errorf("precondition: M%d may not spin", w.id)
+	}
+	if !e.returnP(w) {
+		return fmt.Errorf("precondition: the spinner M%d did not give its P up", w.id)
+	}
+	return nil
+}
+
+// takeBackNoSpin: w's M, back from a blocking call, takes an idle P
+// (exitsyscall's pidleget), finds its queues empty and may not spin (a
+// spinner still counts).
+func (e *Executor) takeBackNoSpin(w *worker) error {
+	if !w.sm.Load().AcquireP() {
+		return fmt.Errorf("precondition: M%d found no idle P", w.id)
+	}
+	e.takeP(w)
+	if w.sm.Load().BecomeSpinning() {
+		return fmt.Errorf("precondition: M%d may spin beside the spinner", w.id)
+	}
+	return nil
 }
