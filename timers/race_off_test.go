@@ -1,0 +1,5 @@
+//go:build !race
+
+package timers_test
+
+const raceBuild = false
