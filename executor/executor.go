@@ -72,6 +72,17 @@ type Executor struct {
 	// parksNoP counts the parks of Ms that held no P (stats.go).
 	parksNoP atomicx.Uint64
 
+	// parked counts the tasks parked (park.go) and not yet readied: Close
+	// waits for them as for running tasks. outsideReadies counts the
+	// readies that went to the global queue.
+	parked         atomicx.Int64
+	outsideReadies atomicx.Uint64
+	// spares are the workers with no M waiting for a parking task's P,
+	// dead the records of spares whose goroutines ended (for reuse).
+	spareMu atomicx.Mutex
+	spares  []*worker
+	dead    []*worker
+
 	// sysmon sleeps on sysmonNote while every P is idle (sysmonWait 1),
 	// and while it dozes (sysmonDozing 1): backed off past the pace of a
 	// call in Syscall (a call's entry wakes it), or at that pace with a
@@ -566,8 +577,16 @@ func (e *Executor) work() bool {
 // the Sched's NeedM (newm) and starts the initial Ms.
 func (e *Executor) startM() {
 	e.nm.Add(1)
-	w := &worker{e: e}
+	w := e.newWorker()
 	w.sm.Store(e.sched.NewM())
+	e.live.Add(1)
+	e.goStart(func() { e.mstart(w, false) })
+}
+
+// newWorker makes a worker record, with no M yet: startM gives it one, a
+// parking task hands a spare its own (park.go).
+func (e *Executor) newWorker() *worker {
+	w := &worker{e: e}
 	w.token.w = w
 	w.wt.w = w
 	e.mu.Lock()
@@ -576,8 +595,7 @@ func (e *Executor) startM() {
 	e.mu.Unlock()
 	w.rnd = uint64(w.id)*0x9E3779B97F4A7C15 | 1
 	w.rng = w.rand
-	e.live.Add(1)
-	e.goStart(func() { e.mstart(w, false) })
+	return w
 }
 
 // goroutineExit counts a worker or sysmon out; the last one wakes Close.
@@ -595,14 +613,14 @@ func (e *Executor) checkDead(idle, _ int) {
 	if e.booting.Load() != 0 && idle >= e.procs && e.booting.CompareAndSwap(1, 0) {
 		e.booted.Wakeup() // boot's Ms have all parked
 	}
-	if e.closing.Load() != 0 && e.inflight.Load() == 0 && int64(idle) == e.nm.Load() && !e.work() {
+	if e.closing.Load() != 0 && e.inflight.Load() == 0 && int64(idle) == e.nm.Load() && e.parked.Load() == 0 && !e.work() {
 		e.wakeQuiet(1)
 	}
 }
 
 // checkQuiet is checkDead for a caller outside the Sched.
 func (e *Executor) checkQuiet() {
-	if e.inflight.Load() == 0 && int64(e.sched.NMIdle()) == e.nm.Load() && !e.work() {
+	if e.inflight.Load() == 0 && int64(e.sched.NMIdle()) == e.nm.Load() && e.parked.Load() == 0 && !e.work() {
 		e.wakeQuiet(1)
 	}
 }
@@ -699,6 +717,7 @@ func (e *Executor) shutdown(ctx context.Context) (int, error) {
 // next park.
 func (e *Executor) stop() {
 	e.stopped.Store(1)
+	e.wakeSpares()
 	e.sched.Shutdown()
 	e.wakeSysmon()
 }

@@ -292,6 +292,16 @@ const (
 	// a spinner that released its P finds no M to serve it, and the work
 	// waits beside the idle P.
 	wakeSkipsOnRequest
+	// NoDirectSwitch: a parking task always hands its P to a spare, even
+	// when its P's runnext holds a readied task's resume token, so a
+	// ping-pong costs two goroutine switches per wait (a performance
+	// fault: the benchmarks and the switch counts catch it).
+	noDirectSwitch
+	// ReadySkipsRunnext: Waker.Ready by a task puts the readied task on
+	// the global queue instead of the waker's runnext (goready's
+	// runqput next=true), so a producer and its consumer do not run back
+	// to back on one P.
+	readySkipsRunnext
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -306,6 +316,8 @@ var mutationNames = [...]string{
 	spawnIgnoresOwnership: "SpawnIgnoresOwnership",
 	helpOthersFirst:       "HelpOthersFirst",
 	takeIgnoresClaim:      "TakeIgnoresClaim",
+	noDirectSwitch:        "NoDirectSwitch",
+	readySkipsRunnext:     "ReadySkipsRunnext",
 	lazyCtxMissesError:    "LazyCtxMissesError",
 	recycleEarly:          "RecycleEarly",
 	noHelpCap:             "NoHelpCap",

@@ -158,6 +158,19 @@ type worker struct {
 	// through Group.jnext: a Task.Join's handle never escapes, so its
 	// state is reused once the Join has returned.
 	joins *Group
+	// pk is the park word (park.go): the seq of the task's current
+	// Waker and its state. inherit, set by whoever hands the worker a P
+	// to resume its task, says whether the task goes on in the slice of
+	// the task that readied it.
+	pk      atomicx.Uint64
+	inherit bool
+	// first is a task a parking task handed on with its P (handOn), to
+	// run before the worker looks at the queues; firstInherit is its
+	// inherit. retire: a spare beyond spareCap, ending its goroutine.
+	first        *task
+	firstInherit bool
+	retire       bool
+
 	// jpush counts the M's Joins, so that a Join can tell whether
 	// another Join pushed since its own (then its side is not in
 	// runnext any more).

@@ -41,6 +41,9 @@ func (e *Executor) mexit(w *worker) {
 		return
 	}
 	w.stopHelpers()
+	if w.retire {
+		e.retired(w)
+	}
 	e.goroutineExit()
 }
 
@@ -51,8 +54,19 @@ func (e *Executor) mexit(w *worker) {
 // exitsyscall does.
 func (e *Executor) schedule(w *worker) {
 	for {
-		if w.p.Load() == nil && !e.exitP(w) {
-			return
+		if w.p.Load() == nil {
+			if w.sm.Load() == nil { // it resumed a parked task, which took its M
+				if !e.spare(w) {
+					return
+				}
+			} else if !e.exitP(w) {
+				return
+			}
+		}
+		if t := w.first; t != nil { // handed with the P by a parking task (handOn)
+			w.first = nil
+			e.execute(w, t, w.firstInherit)
+			continue
 		}
 		t, inherit := e.findRunnable(w)
 		if t == nil {
@@ -282,7 +296,7 @@ func (e *Executor) execute(w *worker, t *task, inherit bool) {
 	}
 	if t.w != nil {
 		if t != &t.w.exitToken || t.w.claimExit() {
-			e.resume(w, p, t.w)
+			e.resume(w, p, t.w, inherit)
 		} // else a retake handed its task a P already (handToWaiter)
 		return
 	}
@@ -413,8 +427,9 @@ func awaitSpawn() { atomicx.Sleep(time.Nanosecond) }
 // holds no P. It is the counterpart of reacquire's wait, and mirrors
 // execute of a goroutine that exitsyscall0 or Gosched put on the global
 // queue.
-func (e *Executor) resume(x *worker, p *proc, w *worker) {
+func (e *Executor) resume(x *worker, p *proc, w *worker, inherit bool) {
 	xm, wm := x.sm.Load(), w.sm.Load()
+	w.inherit = inherit
 	x.sm.Store(wm)
 	w.sm.Store(xm)
 	p.m.Store(w)

@@ -26,13 +26,14 @@ const (
 	EventSpin                             // an M started spinning on P (looking for work to steal)
 	EventSpinStop                         // a spinning M stopped spinning (it found work, or gave up its P)
 	EventReacquire                        // a task that gave its P away or lost it holds P again (exitsyscall)
+	EventTaskPark                         // a task parked (Task.Park: gopark) and its P went on
 )
 
 var eventNames = [...]string{
 	EventPark: "park", EventUnpark: "unpark", EventHandoff: "handoff", EventRetake: "retake",
 	EventSteal: "steal", EventOverflow: "overflow", EventGlobalBatch: "globalbatch", EventPanic: "panic",
 	EventTaskStart: "taskstart", EventTaskEnd: "taskend", EventSpin: "spin", EventSpinStop: "spinstop",
-	EventReacquire: "reacquire",
+	EventReacquire: "reacquire", EventTaskPark: "taskpark",
 }
 
 func (k EventKind) String() string {
@@ -143,6 +144,9 @@ type procStats struct {
 	spinStarts       atomicx.Uint64
 	spinStops        atomicx.Uint64
 	panics           atomicx.Uint64
+	taskParks        atomicx.Uint64
+	taskReadies      atomicx.Uint64
+	earlyReadies     atomicx.Uint64
 	latency          histogram
 }
 
@@ -170,6 +174,9 @@ type ProcStats struct {
 	SpinStarts       uint64 // Ms that started spinning on this P (woken spinning included)
 	SpinStops        uint64 // spinning Ms that stopped on this P (found work or gave up)
 	Panics           uint64 // tasks that panicked or called runtime.Goexit, and Join sides that panicked (once each, b stolen or not)
+	TaskParks        uint64 // tasks that parked on this P (Task.Park: a wait on a channel, a future, a timer) and let it go on
+	TaskReadies      uint64 // parked tasks readied by a task on this P into its runnext (Waker.Ready)
+	EarlyReadies     uint64 // parks readied before they committed: the task went on with this P, no switch
 	QueueLen         int    // tasks in the P's queue when read (a hint)
 }
 
@@ -194,6 +201,9 @@ func (s *ProcStats) add(o ProcStats) {
 	s.SpinStarts += o.SpinStarts
 	s.SpinStops += o.SpinStops
 	s.Panics += o.Panics
+	s.TaskParks += o.TaskParks
+	s.TaskReadies += o.TaskReadies
+	s.EarlyReadies += o.EarlyReadies
 	s.QueueLen += o.QueueLen
 }
 
@@ -232,6 +242,14 @@ type Stats struct {
 	MaxCalls  int           // the most Task.Syscall calls in progress at once so far
 	Latency   LatencyStats  // submit (Executor.Go, GoBatch, an outside group's Go) to start, one task in LatencySample
 	Slice     time.Duration // the configured slice
+	// Parked is the tasks parked now (Task.Park) and not yet readied;
+	// OutsideReadies the readies that went to the global queue (by an
+	// outside goroutine, or a task with no P). Spares is the worker
+	// goroutines with no M waiting to take a parking task's P: a parked
+	// task costs a goroutine, not an M.
+	Parked         int
+	OutsideReadies uint64
+	Spares         int
 }
 
 // LatencyStats summarizes a latency histogram. The quantiles are the upper
@@ -275,7 +293,13 @@ func (e *Executor) Stats() Stats {
 		Calls:     int(e.calls.Load()),
 		MaxCalls:  int(e.maxCalls.Load()),
 		Slice:     e.cfg.Slice,
+
+		Parked:         int(e.parked.Load()),
+		OutsideReadies: e.outsideReadies.Load(),
 	}
+	e.spareMu.Lock()
+	s.Spares = len(e.spares)
+	e.spareMu.Unlock()
 	var lat latencyAcc
 	for i, p := range e.ps {
 		ps := &p.stats
@@ -289,6 +313,7 @@ func (e *Executor) Stats() Stats {
 			Resumes: ps.resumes.Load(), Yields: ps.yields.Load(), Helped: ps.helped.Load(),
 			Parks: ps.parks.Load(), Unparks: ps.unparks.Load(), SpinStarts: ps.spinStarts.Load(),
 			SpinStops: ps.spinStops.Load(), Panics: ps.panics.Load(), QueueLen: p.q.Len(),
+			TaskParks: ps.taskParks.Load(), TaskReadies: ps.taskReadies.Load(), EarlyReadies: ps.earlyReadies.Load(),
 		}
 		s.Total.add(s.Procs[i])
 		lat.add(&ps.latency)
