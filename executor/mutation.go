@@ -302,6 +302,22 @@ const (
 	// runqput next=true), so a producer and its consumer do not run back
 	// to back on one P.
 	readySkipsRunnext
+	// ParkChecksAfterPublish: Park hands its P on and then stores Waiting
+	// without the commit CAS, so a Ready that came between (it saw
+	// Parking, set Runnable and queued nothing) is lost: the task sleeps
+	// for ever (the lost wakeup gopark's unlockf exists to prevent).
+	parkChecksAfterPublish
+	// ReadyNoCAS: Ready stores Runnable and queues the token whatever the
+	// state, so a Ready before the commit both lets Park go on and queues
+	// a token: the task is resumed twice.
+	readyNoCAS
+	// HandOnBeforeDetach: Park commits, hands its P on, and only then
+	// clears its P and M fields, so a resume between the commit and the
+	// clear has its P and M overwritten: the task goes on with neither.
+	handOnBeforeDetach
+	// ReadyEarlyQueuesToken: a Ready that finds Parking also queues the
+	// resume token, so the task that went on at once is resumed again.
+	readyEarlyQueuesToken
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -313,16 +329,20 @@ var mutationNames = [...]string{
 	noFairnessTick: "NoFairnessTick",
 	noRecordReuse:  "NoRecordReuse",
 
-	spawnIgnoresOwnership: "SpawnIgnoresOwnership",
-	helpOthersFirst:       "HelpOthersFirst",
-	takeIgnoresClaim:      "TakeIgnoresClaim",
-	noDirectSwitch:        "NoDirectSwitch",
-	readySkipsRunnext:     "ReadySkipsRunnext",
-	lazyCtxMissesError:    "LazyCtxMissesError",
-	recycleEarly:          "RecycleEarly",
-	noHelpCap:             "NoHelpCap",
-	noYield:               "NoYield",
-	preemptKeepsNext:      "PreemptKeepsNext",
+	spawnIgnoresOwnership:  "SpawnIgnoresOwnership",
+	helpOthersFirst:        "HelpOthersFirst",
+	takeIgnoresClaim:       "TakeIgnoresClaim",
+	noDirectSwitch:         "NoDirectSwitch",
+	readySkipsRunnext:      "ReadySkipsRunnext",
+	parkChecksAfterPublish: "ParkChecksAfterPublish",
+	readyNoCAS:             "ReadyNoCAS",
+	handOnBeforeDetach:     "HandOnBeforeDetach",
+	readyEarlyQueuesToken:  "ReadyEarlyQueuesToken",
+	lazyCtxMissesError:     "LazyCtxMissesError",
+	recycleEarly:           "RecycleEarly",
+	noHelpCap:              "NoHelpCap",
+	noYield:                "NoYield",
+	preemptKeepsNext:       "PreemptKeepsNext",
 
 	noSpawnWake:                "NoSpawnWake",
 	noGlobalSpawnWake:          "NoGlobalSpawnWake",

@@ -103,8 +103,13 @@ func (k Waker) Ready(by Task) {
 		if s>>gStateBits != k.seq || s&gStateMask == gRunnable || s&gStateMask == gRunning {
 			panic("executor: Waker.Ready called twice for one park")
 		}
+		if mutant == readyNoCAS {
+			w.pk.Store(k.seq<<gStateBits | gRunnable)
+			w.e.goready(by.current(), w)
+			return
+		}
 		if w.pk.CompareAndSwap(s, k.seq<<gStateBits|gRunnable) {
-			if s&gStateMask == gWaiting {
+			if s&gStateMask == gWaiting || mutant == readyEarlyQueuesToken {
 				w.e.goready(by.current(), w)
 			} // else gParking: Park's commit fails and the task goes on
 			return
@@ -132,6 +137,10 @@ func (e *Executor) gopark(w *worker, seq uint64) {
 		return
 	}
 	sm := w.sm.Load()
+	if mutant == parkChecksAfterPublish || mutant == handOnBeforeDetach {
+		e.goparkMutant(w, seq, sm, p)
+		return
+	}
 	w.sm.Store(nil)
 	w.p.Store(nil)
 	if !w.pk.CompareAndSwap(parking, waiting) {
@@ -169,6 +178,7 @@ func (e *Executor) gopark(w *worker, seq uint64) {
 func (e *Executor) handOn(w *worker, sm *spinning.M, p *proc) {
 	t, inherit := e.localGet(w, p)
 	if t != nil && t.w != nil && t == &t.w.token && t.w.sm.Load() == nil && mutant != noDirectSwitch {
+		p.stats.directSwitches.Add(1)
 		e.handTo(t.w, sm, p, inherit, false)
 		return
 	}
@@ -282,5 +292,41 @@ func (e *Executor) wakeSpares() {
 	e.spareMu.Unlock()
 	for _, y := range ss {
 		y.note.Wakeup()
+	}
+}
+
+// goparkMutant is gopark's commit as the seeded faults ParkChecksAfterPublish
+// (the P is handed on, then Waiting is stored without a CAS: a Ready in
+// between set Runnable and queued nothing, and the task sleeps for ever)
+// and HandOnBeforeDetach (the commit, then the P handed on, then the
+// worker's fields cleared: a resume in between wrote them, and the task
+// wakes with no P and no M) make it.
+func (e *Executor) goparkMutant(w *worker, seq uint64, sm *spinning.M, p *proc) {
+	parking, waiting := seq<<gStateBits|gParking, seq<<gStateBits|gWaiting
+	if mutant == parkChecksAfterPublish {
+		w.sm.Store(nil)
+		w.p.Store(nil)
+		e.parked.Add(1)
+		p.stats.taskParks.Add(1)
+		e.handOn(w, sm, p)
+		w.pk.Store(waiting)
+	} else {
+		if !w.pk.CompareAndSwap(parking, waiting) {
+			w.pk.Store(seq << gStateBits)
+			p.stats.earlyReadies.Add(1)
+			p.status.Store(own(w.id, pTask))
+			return
+		}
+		e.parked.Add(1)
+		p.stats.taskParks.Add(1)
+		e.handOn(w, sm, p)
+		w.sm.Store(nil)
+		w.p.Store(nil)
+	}
+	w.note.Sleep()
+	w.note.Clear()
+	w.pk.Store(seq << gStateBits)
+	if w.p.Load() != nil {
+		e.startSlice(w)
 	}
 }

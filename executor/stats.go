@@ -147,6 +147,7 @@ type procStats struct {
 	taskParks        atomicx.Uint64
 	taskReadies      atomicx.Uint64
 	earlyReadies     atomicx.Uint64
+	directSwitches   atomicx.Uint64
 	latency          histogram
 }
 
@@ -177,6 +178,7 @@ type ProcStats struct {
 	TaskParks        uint64 // tasks that parked on this P (Task.Park: a wait on a channel, a future, a timer) and let it go on
 	TaskReadies      uint64 // parked tasks readied by a task on this P into its runnext (Waker.Ready)
 	EarlyReadies     uint64 // parks readied before they committed: the task went on with this P, no switch
+	DirectSwitches   uint64 // parks that handed this P straight to the parked task its runnext readied (no spare)
 	QueueLen         int    // tasks in the P's queue when read (a hint)
 }
 
@@ -204,6 +206,7 @@ func (s *ProcStats) add(o ProcStats) {
 	s.TaskParks += o.TaskParks
 	s.TaskReadies += o.TaskReadies
 	s.EarlyReadies += o.EarlyReadies
+	s.DirectSwitches += o.DirectSwitches
 	s.QueueLen += o.QueueLen
 }
 
@@ -314,6 +317,7 @@ func (e *Executor) Stats() Stats {
 			Parks: ps.parks.Load(), Unparks: ps.unparks.Load(), SpinStarts: ps.spinStarts.Load(),
 			SpinStops: ps.spinStops.Load(), Panics: ps.panics.Load(), QueueLen: p.q.Len(),
 			TaskParks: ps.taskParks.Load(), TaskReadies: ps.taskReadies.Load(), EarlyReadies: ps.earlyReadies.Load(),
+			DirectSwitches: ps.directSwitches.Load(),
 		}
 		s.Total.add(s.Procs[i])
 		lat.add(&ps.latency)
