@@ -21,7 +21,7 @@ import (
 
 const (
 	modelHeaps  = 2
-	modelTimers = 6
+	modelTimers = 12
 	maxWhen     = 30 // whens and nows are small, so ties are common
 )
 

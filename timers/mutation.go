@@ -12,11 +12,12 @@ const (
 	// instead of one CAS, so a Run that claims the timer in between fires it
 	// and Stop still reports that it stopped it: fired and stopped both.
 	stopAfterFire
-	// ResetNoGen: arming (Add, Reset) sets the pending bit without starting a
-	// new generation, so a Run that popped the previous arming's entry and
-	// has not yet claimed it claims the new arming and fires it early, at
-	// the old when, although Reset reported the old arming stopped.
-	resetNoGen
+	// ClaimIgnoresGen: Run claims a popped timer by its pending bit alone,
+	// re-reading the state word after it unlocks instead of using the word
+	// it read as it popped, so a Run whose arming a Reset stopped and
+	// replaced in between claims the new arming and fires it early, at the
+	// old when, although Reset reported the old arming stopped.
+	claimIgnoresGen
 	// RunUnderLock: Run calls the timer's func while it still holds the
 	// heap's lock, so a func that re-arms a timer on the same heap (or stops
 	// one there) deadlocks.
@@ -34,10 +35,10 @@ const (
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
 // configs (Timers_mutant_<Name>.cfg) share.
 var mutationNames = [...]string{
-	noMutation:     "none",
-	stopAfterFire:  "StopAfterFire",
-	resetNoGen:     "ResetNoGen",
-	runUnderLock:   "RunUnderLock",
-	nextNotUpdated: "NextNotUpdated",
-	heapSiftWrong:  "HeapSiftWrong",
+	noMutation:      "none",
+	stopAfterFire:   "StopAfterFire",
+	claimIgnoresGen: "ClaimIgnoresGen",
+	runUnderLock:    "RunUnderLock",
+	nextNotUpdated:  "NextNotUpdated",
+	heapSiftWrong:   "HeapSiftWrong",
 }

@@ -207,11 +207,7 @@ func (h *Heap) arm(t *Timer, when int64) {
 	t.when, t.heap = when, h
 	h.mu.Lock()
 	s := t.state.Load()
-	next := (s>>1+1)<<1 | pendingBit
-	if mutant == resetNoGen {
-		next = s | pendingBit
-	}
-	t.state.Store(next)
+	t.state.Store((s>>1+1)<<1 | pendingBit)
 	h.entries = append(h.entries, entry{when: when, t: t})
 	h.siftUp(len(h.entries) - 1)
 	if mutant == nextNotUpdated {
@@ -251,6 +247,9 @@ func (h *Heap) Run(now int64, max int) int {
 		h.publish()
 		if mutant != runUnderLock {
 			h.mu.Unlock()
+		}
+		if mutant == claimIgnoresGen { // whatever arming is current
+			s = e.t.state.Load()
 		}
 		if s&pendingBit != 0 && e.t.state.CompareAndSwap(s, s&^pendingBit) {
 			e.t.f(e.t.arg, s>>1, now-e.when)

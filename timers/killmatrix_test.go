@@ -1,0 +1,71 @@
+//go:build schedmutant
+
+package timers_test
+
+import (
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/schedkit/schedkit/internal/killmatrix"
+	"github.com/schedkit/schedkit/timers"
+)
+
+// Bar item 8: every seeded mutation of the timers (timers/mutation.go)
+// against every checker, through internal/killmatrix: each cell runs in a
+// child process, so a mutant that deadlocks a harness (RunUnderLock on the
+// real lock, outside the explorer) is counted as hung without taking the
+// parent down.
+//
+// Run it with go test -tags schedcheck,schedmutant -run '^TestKillMatrix$' ./timers/
+// (without schedcheck the explorer column reads n/a).
+
+var killConfig = killmatrix.Config{
+	Component: "timers",
+	CellTest:  "TestKillMatrixCell",
+	Spec:      "Timers",
+	TLADir:    "../proofs/tla",
+	Mutations: timers.Mutations(),
+	Set:       timers.SetMutation,
+	// The explorer, the model and the scenarios carry the two kills; the
+	// stress run is an extra.
+	Checkers: killmatrix.Ladder{
+		Explorer: killByExplorer, Model: killByModel, Scenarios: killByScenarios,
+		Stress: killByStress,
+	}.Checkers(),
+	// Under -short each mutant's killers run first (a cell costs about a
+	// second); the races need the explorer, the heap's order and cells the
+	// model and the sequential scenarios.
+	Killers: map[string][]string{
+		"StopAfterFire":   {"explorer", "scenarios"},
+		"ClaimIgnoresGen": {"explorer", "scenarios"},
+		"RunUnderLock":    {"explorer", "scenarios"},
+		"NextNotUpdated":  {"scenarios", "model"},
+		"HeapSiftWrong":   {"scenarios", "model"},
+	},
+}
+
+func killByScenarios(t *testing.T) error { return runScenarios(t) }
+
+func killByExplorer(t *testing.T) error {
+	return killmatrix.ByExplorer(func() error { return exploreTimers(t) })
+}
+
+func killByModel(t *testing.T) error {
+	var stats modelStats
+	return killmatrix.ByModel(t, func(rt *rapid.T) { checkTimersModel(rt, &stats, nil) })
+}
+
+func killByStress(*testing.T) error {
+	for seed := range uint64(3) {
+		if err := checkTimerStress(runTimerStress(20_000, 16, 2, seed)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestKillMatrixCell is one cell, run only as a child of TestKillMatrix.
+func TestKillMatrixCell(t *testing.T) { killmatrix.Cell(t, killConfig) }
+
+func TestKillMatrix(t *testing.T) { killmatrix.Run(t, killConfig) }
