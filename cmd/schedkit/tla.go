@@ -21,7 +21,7 @@ const tlaDir = "proofs/tla"
 // prefix, so new modules (RunnextFine.tla, FuzzRingSchedule) need no entry.
 var componentPrefixes = []struct{ prefix, component string }{
 	{"Ring", "lfq"}, {"Runnext", "runnext"}, {"GlobalQ", "globalq"}, {"Steal", "stealing"},
-	{"Spinning", "spinning"}, {"Executor", "executor"},
+	{"Spinning", "spinning"}, {"Timers", "timers"}, {"Executor", "executor"},
 }
 
 // componentOf names the component a spec or fuzz target belongs to: the

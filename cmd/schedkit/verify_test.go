@@ -124,7 +124,7 @@ func TestComponentOfByPrefix(t *testing.T) {
 	for name, want := range map[string]string{
 		"Ring": "lfq", "RingSmall": "lfq", "Runnext": "runnext", "RunnextFine": "runnext", "GlobalQ": "globalq",
 		"Steal": "stealing", "Stealing": "stealing", "Spinning": "spinning", "SpinningHandoff": "spinning",
-		"Executor": "executor", "ExecutorSysmon": "executor", "Other": "", "": "",
+		"Executor": "executor", "ExecutorSysmon": "executor", "Timers": "timers", "Other": "", "": "",
 	} {
 		assert.Equal(t, want, componentOf(name), name)
 	}
@@ -386,7 +386,7 @@ func TestPlanRunsOnlyWhatTheRowsNeed(t *testing.T) {
 	plans = planFor(`seeded mutants`)
 	require.Len(t, plans, 1)
 	assert.Equal(t, "^(TestKillMatrix)$", plans[0].run)
-	assert.Equal(t, []string{"./executor", "./globalq", "./lfq", "./runnext", "./spinning", "./stealing"}, sorted(plans[0].pkgs))
+	assert.Equal(t, []string{"./executor", "./globalq", "./lfq", "./runnext", "./spinning", "./stealing", "./timers"}, sorted(plans[0].pkgs))
 
 	plans = planFor(`^(lfq unit|explore finds seeded)`)
 	require.Len(t, plans, 2, "the normal pass and the explorer's, not the mutants'")
