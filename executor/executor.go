@@ -83,6 +83,15 @@ type Executor struct {
 	spares  []*worker
 	dead    []*worker
 
+	// fired is the stack of tasks that timers readied, on their way to a
+	// queue (timer.go); the counters are Stats'.
+	fired     atomicx.Pointer[task]
+	clockBase int64 // now's zero, less one: Nanotime at build
+
+	timersFired  atomicx.Uint64
+	timersLate   atomicx.Uint64
+	timerMaxLate atomicx.Int64
+
 	// sysmon sleeps on sysmonNote while every P is idle (sysmonWait 1),
 	// and while it dozes (sysmonDozing 1): backed off past the pace of a
 	// call in Syscall (a call's entry wakes it), or at that pace with a
@@ -158,6 +167,7 @@ func build(cfg Config, goStart func(func()), needM bool) (*Executor, error) {
 	}
 	e := &Executor{cfg: cfg, procs: cfg.Procs, gqOnly: cfg.GlobalQueueOnly, goStart: goStart, helpInline: !needM,
 		sysmonLate: sysmonLateForTest}
+	e.clockBase = atomicx.Nanotime() - 1
 	if cfg.MaxQueued != 0 {
 		e.maxQueued = int64(cfg.MaxQueued)
 		e.fullErr = fmt.Errorf("%w: %d outside tasks queued (Config.MaxQueued)", ErrFull, cfg.MaxQueued)
@@ -589,6 +599,7 @@ func (e *Executor) newWorker() *worker {
 	w := &worker{e: e}
 	w.token.w = w
 	w.wt.w = w
+	w.sleepT.Init(fireSleep, w)
 	e.mu.Lock()
 	e.workers = append(e.workers, w)
 	w.id = uint32(len(e.workers))

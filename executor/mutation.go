@@ -318,6 +318,13 @@ const (
 	// ReadyEarlyQueuesToken: a Ready that finds Parking also queues the
 	// resume token, so the task that went on at once is resumed again.
 	readyEarlyQueuesToken
+	// NoCheckTimers: findRunnable does not run its P's expired timers, so
+	// a sleeping task waits for sysmon's round (or a spinning M's timer
+	// pass) instead of waking at its P's next schedule.
+	noCheckTimers
+	// SysmonSkipsTimers: sysmon never runs expired timers, so with every
+	// P's holder in a long task a timer waits for a task to end.
+	sysmonSkipsTimers
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -338,6 +345,8 @@ var mutationNames = [...]string{
 	readyNoCAS:             "ReadyNoCAS",
 	handOnBeforeDetach:     "HandOnBeforeDetach",
 	readyEarlyQueuesToken:  "ReadyEarlyQueuesToken",
+	noCheckTimers:          "NoCheckTimers",
+	sysmonSkipsTimers:      "SysmonSkipsTimers",
 	lazyCtxMissesError:     "LazyCtxMissesError",
 	recycleEarly:           "RecycleEarly",
 	noHelpCap:              "NoHelpCap",

@@ -94,10 +94,19 @@ func (t Task) Park(k Waker) {
 // idle P is woken for it. It mirrors goready (ready: runqput next=true,
 // wakep). It panics if k is the zero Waker or has readied its park already.
 func (k Waker) Ready(by Task) {
-	w := k.w
-	if w == nil {
+	if k.w == nil {
 		panic("executor: Waker.Ready called on the zero Waker")
 	}
+	if k.claim() {
+		k.w.e.goready(by.current(), k.w)
+	}
+}
+
+// claim is Ready's CAS on the park word: it reports whether the task had
+// committed its park (gWaiting), and so whether the caller must queue its
+// resume token; false means Park's commit will fail and the task goes on.
+func (k Waker) claim() bool {
+	w := k.w
 	for {
 		s := w.pk.Load()
 		if s>>gStateBits != k.seq || s&gStateMask == gRunnable || s&gStateMask == gRunning {
@@ -105,14 +114,11 @@ func (k Waker) Ready(by Task) {
 		}
 		if mutant == readyNoCAS {
 			w.pk.Store(k.seq<<gStateBits | gRunnable)
-			w.e.goready(by.current(), w)
-			return
+			return true
 		}
 		if w.pk.CompareAndSwap(s, k.seq<<gStateBits|gRunnable) {
-			if s&gStateMask == gWaiting || mutant == readyEarlyQueuesToken {
-				w.e.goready(by.current(), w)
-			} // else gParking: Park's commit fails and the task goes on
-			return
+			// gParking: Park's commit fails and the task goes on.
+			return s&gStateMask == gWaiting || mutant == readyEarlyQueuesToken
 		}
 	}
 }

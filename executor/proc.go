@@ -5,6 +5,7 @@ import (
 	"github.com/schedkit/schedkit/lfq"
 	"github.com/schedkit/schedkit/runnext"
 	"github.com/schedkit/schedkit/spinning"
+	"github.com/schedkit/schedkit/timers"
 )
 
 // A P's status word is the runtime's p.status, with the holder in it: the
@@ -89,6 +90,10 @@ type proc struct {
 	seenCall     uint32
 	seenCallWhen int64
 
+	// timers are the P's timers (timer.go): run by its holder at each
+	// schedule, by spinning Ms of other Ps, and by sysmon.
+	timers timers.Heap
+
 	stats procStats
 	_     [cacheLine]byte
 }
@@ -170,6 +175,10 @@ type worker struct {
 	first        *task
 	firstInherit bool
 	retire       bool
+	// sleepT is the task's Sleep timer (timer.go), sleepK the Waker it
+	// readies.
+	sleepT timers.Timer
+	sleepK Waker
 
 	// jpush counts the M's Joins, so that a Join can tell whether
 	// another Join pushed since its own (then its side is not in

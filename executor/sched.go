@@ -134,6 +134,7 @@ func (e *Executor) takeP(w *worker) {
 func (e *Executor) findRunnable(w *worker) (*task, bool) {
 	for {
 		p := w.p.Load()
+		e.checkTimers(w, p)
 		if e.gqOnly {
 			if t := e.globalGet(p); t != nil {
 				p.stats.globalGets.Add(1)
@@ -162,6 +163,9 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 			if !wasSpinning {
 				e.spinStarted(w, p)
 			}
+			if e.stealTimers(w, p) {
+				continue // what they readied is in p's queue
+			}
 			if !e.gqOnly {
 				if t, retry := e.steal(w, p); t != nil {
 					return t, false
@@ -177,6 +181,9 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 		p.m.Store(nil)
 		p.status.Store(pIdle)
 		w.p.Store(nil)
+		if p.timers.Next() != 0 {
+			e.wakeSysmonTimer() // nobody holds p to run them: sysmon's round must end by them
+		}
 		if !w.sm.Load().ReleaseP() { // needspinning: spin instead
 			e.takeP(w)
 			e.spinStarted(w, w.p.Load())

@@ -253,6 +253,12 @@ type Stats struct {
 	Parked         int
 	OutsideReadies uint64
 	Spares         int
+	// TimersFired counts the timers that fired (Sleep, AfterFunc,
+	// GoTimeout), TimersLate those that fired more than LateTimer after
+	// their time, TimerMaxLate the latest any fired.
+	TimersFired  uint64
+	TimersLate   uint64
+	TimerMaxLate time.Duration
 }
 
 // LatencyStats summarizes a latency histogram. The quantiles are the upper
@@ -299,6 +305,9 @@ func (e *Executor) Stats() Stats {
 
 		Parked:         int(e.parked.Load()),
 		OutsideReadies: e.outsideReadies.Load(),
+		TimersFired:    e.timersFired.Load(),
+		TimersLate:     e.timersLate.Load(),
+		TimerMaxLate:   time.Duration(e.timerMaxLate.Load()),
 	}
 	e.spareMu.Lock()
 	s.Spares = len(e.spares)

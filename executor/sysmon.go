@@ -71,14 +71,18 @@ func (e *Executor) sysmon() {
 	defer e.goroutineExit()
 	idle := 0
 	delay := sysmonMinDelay
-	calls := false   // a P was in pSyscall at the last round
-	running := false // an M held a P outside a call at the last round
+	calls := false      // a P was in pSyscall at the last round
+	running := false    // an M held a P outside a call at the last round
+	var prevRound int64 // the timers' clock at the last round
 	for {
 		if e.stopped.Load() != 0 {
 			return
 		}
 		if mutant == sysmonOff || e.sched.NPIdle() == e.procs {
 			e.sysmonSleep()
+			now := e.now()
+			e.sysmonTimers(now, prevRound)
+			prevRound = now
 			idle = 0
 			continue
 		}
@@ -102,10 +106,13 @@ func (e *Executor) sysmon() {
 			} // else no M can run (1 P, in the call): the OS's timer
 
 		case delay > pace:
-			e.sysmonDoze(delay, dozeBackedOff) // a call's entry cuts it short
+			e.sysmonDoze(e.timerCap(delay), dozeBackedOff) // a call's entry (or a timer armed where no M looks) cuts it short
 		default:
-			atomicx.Sleep(delay)
+			atomicx.Sleep(e.timerCap(delay))
 		}
+		now := e.now()
+		e.sysmonTimers(now, prevRound)
+		prevRound = now
 		var n int
 		if n, calls, running = e.retakeAll(atomicx.Nanotime()); n > 0 {
 			idle = 0
@@ -121,7 +128,15 @@ func (e *Executor) sysmon() {
 func (e *Executor) sysmonSleep() {
 	e.sysmonWait.Store(1)
 	if (mutant == sysmonOff || e.sched.NPIdle() == e.procs) && e.stopped.Load() == 0 {
-		e.sysmonNote.Sleep()
+		if next := e.nextTimer(); next != 0 {
+			// Until the earliest timer (timeSleepUntil), or a waker.
+			e.sysmonNote.SleepFor(time.Duration(next - e.now()))
+			if !e.sysmonWait.CompareAndSwap(1, 0) {
+				e.sysmonNote.Sleep() // a waker won the flag: take its wakeup
+			}
+		} else {
+			e.sysmonNote.Sleep()
+		}
 		e.sysmonNote.Clear()
 		return
 	}
