@@ -286,13 +286,18 @@ func Earliest(hs []*Heap) int64 {
 
 // publish stores the earliest when and the count (the runtime's
 // updateMinWhenHeap and ts.len). h.mu is held.
+// The earliest when is stored only when it changed (a load is a plain read,
+// a store an exchange): an Add behind the top, or a Stop below it, leaves
+// it.
 func (h *Heap) publish() {
 	h.n.Store(int64(len(h.entries)))
-	if len(h.entries) == 0 {
-		h.min.Store(0)
-		return
+	var w int64
+	if len(h.entries) > 0 {
+		w = h.entries[0].when
 	}
-	h.min.Store(h.entries[0].when)
+	if h.min.Load() != w {
+		h.min.Store(w)
+	}
 }
 
 // removeAt removes entries[i], filling the hole with the last entry and
