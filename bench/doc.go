@@ -21,8 +21,10 @@
 // globalq_test.go (batch get of 128, put/get, the put path's allocations),
 // runnext_test.go (a runnext put/take pair against an lfq put/get pair),
 // stealing_test.go (a four-pass steal over 8 and 64 Ps against an index-order
-// scan and one mutex queue) and spinning_test.go (Wakep against a sync.Cond
-// signal and a channel) do the same for the other components.
+// scan and one mutex queue), spinning_test.go (Wakep against a sync.Cond
+// signal and a channel) and timers_test.go (arm and run, arm and stop, an idle
+// P's check of a busy P's heap, against a container/heap under a sync.Mutex;
+// no impl=floor row yet) do the same for the other components.
 //
 // The executor's workloads against go f() and the pools users know live in
 // package bench/suite (BenchmarkSuite runs them under go test); the suite

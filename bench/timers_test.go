@@ -111,6 +111,8 @@ func BenchmarkTimersAddRun(b *testing.B) {
 			h.Add(r.t, int64(1+i*7919%tmQueued))
 		}
 		now := int64(0)
+		b.ReportAllocs()
+		cpu := startCPU()
 		for b.Loop() {
 			now++
 			t := free[len(free)-1]
@@ -120,6 +122,7 @@ func BenchmarkTimersAddRun(b *testing.B) {
 				b.Fatal("nothing expired")
 			}
 		}
+		cpu.report(b)
 	})
 	b.Run("impl=container-heap", func(b *testing.B) {
 		var p tmPeer
@@ -135,6 +138,8 @@ func BenchmarkTimersAddRun(b *testing.B) {
 			p.add(t, int64(1+i*7919%tmQueued))
 		}
 		now := int64(0)
+		b.ReportAllocs()
+		cpu := startCPU()
 		for b.Loop() {
 			now++
 			t := free[len(free)-1]
@@ -144,6 +149,7 @@ func BenchmarkTimersAddRun(b *testing.B) {
 				b.Fatal("nothing expired")
 			}
 		}
+		cpu.report(b)
 	})
 }
 
@@ -160,6 +166,8 @@ func BenchmarkTimersAddStop(b *testing.B) {
 		}
 		t := timers.NewTimer(func(any, uint64, int64) {}, nil)
 		now := int64(0)
+		b.ReportAllocs()
+		cpu := startCPU()
 		for b.Loop() {
 			now++
 			h.Add(t, now+1000)
@@ -167,6 +175,7 @@ func BenchmarkTimersAddStop(b *testing.B) {
 				b.Fatal("Stop found it fired")
 			}
 		}
+		cpu.report(b)
 	})
 	b.Run("impl=container-heap", func(b *testing.B) {
 		var p tmPeer
@@ -175,6 +184,8 @@ func BenchmarkTimersAddStop(b *testing.B) {
 		}
 		t := &tmPeerTimer{f: tmNop, idx: -1}
 		now := int64(0)
+		b.ReportAllocs()
+		cpu := startCPU()
 		for b.Loop() {
 			now++
 			p.add(t, now+1000)
@@ -182,6 +193,7 @@ func BenchmarkTimersAddStop(b *testing.B) {
 				b.Fatal("stop found it fired")
 			}
 		}
+		cpu.report(b)
 	})
 }
 
@@ -192,6 +204,7 @@ func BenchmarkTimersStealCheck(b *testing.B) {
 	b.Run("impl=timers.Heap", func(b *testing.B) {
 		var h timers.Heap
 		h.Add(timers.NewTimer(func(any, uint64, int64) {}, nil), 1<<40)
+		cpu := startCPU()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if w := h.Next(); w != 0 && w <= 1000 {
@@ -199,10 +212,12 @@ func BenchmarkTimersStealCheck(b *testing.B) {
 				}
 			}
 		})
+		cpu.report(b)
 	})
 	b.Run("impl=container-heap", func(b *testing.B) {
 		var p tmPeer
 		p.add(&tmPeerTimer{f: tmNop, idx: -1}, 1<<40)
+		cpu := startCPU()
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if w := p.next(); w != 0 && w <= 1000 {
@@ -210,5 +225,6 @@ func BenchmarkTimersStealCheck(b *testing.B) {
 				}
 			}
 		})
+		cpu.report(b)
 	})
 }
