@@ -365,7 +365,7 @@ func toChrome(r *traceRun) *chrometrace.File {
 						chrometrace.Event{Name: "steal", Cat: "steal", Ph: chrometrace.PhaseFlowIn, ID: id, Ts: ts, Pid: tracePidP, Tid: ev.P})
 				}
 			}
-		case executor.EventHandoff, executor.EventRetake:
+		case executor.EventHandoff, executor.EventRetake, executor.EventTaskPark:
 			instant(tracePidP, ev.P, ts, ev.Kind.String(), map[string]any{"m": ev.M})
 			closeP(ev.P, ts, 0)
 		case executor.EventPark:
@@ -406,6 +406,7 @@ func toChrome(r *traceRun) *chrometrace.File {
 			"workload": r.workload, "procs": r.procs, "tasks": len(r.ran), "ms": r.stats.Ms,
 			"steals": s.Steals, "stolen": s.Stolen, "runnext_hits": s.RunnextHits, "global_batches": s.GlobalBatches,
 			"handoffs": s.Handoffs, "retakes": s.Retakes, "parks": s.Parks, "wall_us": us(r.wall),
+			"task_parks": s.TaskParks, "timers_fired": r.stats.TimersFired,
 		},
 	}
 }

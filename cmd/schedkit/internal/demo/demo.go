@@ -314,7 +314,8 @@ func Run(o Options, stdout, stderr io.Writer, scrape Scrape) int {
 		" HANDOFFS: Ps given away, by Blocking (-blocking) or a Wait; RETAKES: Ps sysmon took, mostly from reads in\n"+
 		" Syscall past 20µs; Ms: worker goroutines made, one per P handed off while no M idled; PARKS: Ms that gave\n"+
 		" the P back and slept, and in row \"no P\" Ms that slept holding none: new ones, or whose P was retaken or\n"+
-		" handed to a task back from a read; each column's \"all\" is the sum of the rows above it)")
+		" handed to a task back from a read; WAITS: tasks that parked on the P (Task.Park: a channel, a future, a\n"+
+		" timer) while their P went on; each column's \"all\" is the sum of the rows above it)")
 	if o.Prom && scrape != nil {
 		fmt.Fprintln(stdout, "\ndemo: the Prometheus scrape (metrics/prom):")
 		if err := scrape(stdout, e); err != nil {
@@ -376,10 +377,10 @@ func isTerminal(f *os.File) bool {
 // printProcTable writes the per-P counters and their total as a table.
 func printProcTable(w io.Writer, s executor.Stats) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "P\tTASKS\tRUNNEXT\tRING\tGLOBAL\tSTEALS\tSTOLEN\tHANDOFFS\tRETAKES\tHELPED\tPARKS\tSPINS\t")
+	fmt.Fprintln(tw, "P\tTASKS\tRUNNEXT\tRING\tGLOBAL\tSTEALS\tSTOLEN\tHANDOFFS\tRETAKES\tHELPED\tPARKS\tSPINS\tWAITS\t")
 	line := func(name string, p executor.ProcStats) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, p.Tasks, p.RunnextHits, p.RingGets,
-			p.GlobalGets+p.GlobalBatchTasks, p.Steals, p.Stolen, p.Handoffs, p.Retakes, p.Helped, p.Parks, p.SpinStarts)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, p.Tasks, p.RunnextHits, p.RingGets,
+			p.GlobalGets+p.GlobalBatchTasks, p.Steals, p.Stolen, p.Handoffs, p.Retakes, p.Helped, p.Parks, p.SpinStarts, p.TaskParks)
 	}
 	var parks uint64
 	for i, p := range s.Procs {
@@ -388,7 +389,7 @@ func printProcTable(w io.Writer, s executor.Stats) {
 	}
 	// Total.Parks also counts the parks of Ms that held no P (Stats): a
 	// row of their own, so that every column's "all" is the sum above it.
-	fmt.Fprintf(tw, "no P	-	-	-	-	-	-	-	-	-	%d	-	\n", s.Total.Parks-parks)
+	fmt.Fprintf(tw, "no P	-	-	-	-	-	-	-	-	-	%d	-	-	\n", s.Total.Parks-parks)
 	line("all", s.Total)
 	tw.Flush()
 }
