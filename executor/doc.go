@@ -83,7 +83,26 @@
 //	                       have not started, then other queued tasks, while it waits,
 //	                       on a helper goroutine of the M (a coroutine)
 //	ready                  ready: the woken waiter's token goes to the waker's runnext
-//	checkDead              checkdead: Close's quiescence (every M idle, no work)
+//	checkDead              checkdead: Close's quiescence (every M idle, no work,
+//	                       no task parked)
+//	Task.Waker, Task.Park  gopark: the task publishes its Waker, then parks; its
+//	                       P and M go on (handOn) to the task whose token runnext
+//	                       holds (the direct switch) or a spare worker (park.go)
+//	Waker.Ready            goready (ready: runqput next=true, wakep): the parked
+//	                       task's token to the waker's runnext, or from outside
+//	                       the global queue
+//	Task.Sleep             timeSleep: the worker's timer on its P's heap, then
+//	                       gopark; the timer readies it (goroutineReady)
+//	checkTimers            checkTimers at the top of findRunnable: the P's expired
+//	                       timers run, what they ready goes to its runnext
+//	stealTimers            stealWork's timer pass: a spinning M runs the other
+//	                       Ps' expired timers before it steals
+//	sysmonTimers, timerCap sysmon's timeSleepUntil and wakeups for timers: with
+//	                       every P idle it sleeps until the earliest timer, else
+//	                       its round ends by it, and it runs timers of idle Ps and
+//	                       of held Ps a round overdue (no timer waits past a round)
+//	AfterFunc, GoTimeout   time.AfterFunc (goFunc) and context.WithTimeout, on the
+//	                       executor's heaps: the task is spawned where the timer runs
 //
 // # Ownership: the P's status word
 //
@@ -163,6 +182,36 @@
 // Join's sides are calls of the calling task: a panic in either comes
 // back from Join as a *PanicError after both ran; runtime.Goexit in
 // either ends the calling task after the other side has finished.
+//
+// # Waiting: park and ready, timers
+//
+// A task that waits (on a taskchan, a future, a timer, the blocking cap,
+// or a structure of your own) parks: Task.Waker starts the wait, the task
+// publishes its Waker under its structure's lock, unlocks, and calls
+// Task.Park; whoever ends the wait calls Waker.Ready with its own Task (or
+// the zero Task from outside). The parked task keeps its goroutine (its
+// stack) and gives away what makes it an M, its spinning.M and its P, so
+// 10,000 parked tasks cost 10,000 goroutines and no M: Stats.Ms stays at
+// Procs plus the Ms of blocked calls. The ready puts the task's resume
+// token in the waker's runnext, so a producer and its consumer run back to
+// back on one P, the consumer in the producer's slice. A park word per
+// worker (its seq and a state: running, parking, waiting, runnable) is
+// decided by CAS on both sides: a Ready before the park's commit makes
+// Park return at once with the P kept, after it queues the token; a second
+// Ready of one Waker panics. proofs/tla/ParkReady.tla checks the protocol
+// (no lost wakeup, resumed at most once per park, never before parked).
+// Close waits for parked tasks as for running ones: a task parked for ever
+// keeps Close waiting, as a goroutine blocked for ever keeps a WaitGroup.
+//
+// Each P keeps its timers in a timers.Heap. Task.Sleep parks with the
+// worker's timer armed on its P; the M that runs the timer (the P's holder
+// at its next schedule, a spinning M's timer pass, or sysmon) readies the
+// task into its own P's runnext. AfterFunc's timer spawns a task the same
+// way; GoTimeout's cancels the task's context. A timer fires no earlier
+// than asked, and no later than a sysmon round after (Slice/8 at most)
+// while every M is busy; with every P idle, sysmon sleeps until the next
+// timer and wakes an M for it. An AfterFunc still pending when Close finds
+// the executor quiescent never fires.
 //
 // # Overload
 //
@@ -326,6 +375,19 @@
 //	every interleaving (bound 1): each task once, no    explore_test.go TestExploreExecutor (-tags schedcheck)
 //	  deadlock, Wait returns, sysmon unblocks a P
 //	panics to the group, the handler, or Close          executor_test.go
+//	a parked task costs no M (2000 parked, 2 Ps: <= 4   park_test.go TestParkedTasksCostNoM,
+//	  Ms); a ping-pong of parks delivers every value;     TestParkPingPong, TestReadyTwicePanics,
+//	  a second Ready panics; Close waits for a parked     TestParkMisusePanics, TestCloseWaitsForParked
+//	  task
+//	sleepers wake no earlier than asked and within      timer_test.go TestSleepersWakeInOrder
+//	  1ms, shortest first (bubbles, 1 and 2 Ps)
+//	a sleeper on a busy P wakes at its holder's next    timer_test.go TestSleeperBesideChain
+//	  schedule (within a 10us task of its time)
+//	a sleeper behind hogs on every P wakes within 3     timer_test.go TestSleeperBesideHogs
+//	  slices: sysmon runs the timer and retakes a P
+//	AfterFunc's Stop and Reset; GoTimeout's context     timer_test.go TestAfterFuncStopReset,
+//	  ends with DeadlineExceeded at its time              TestGoTimeout
+//	5000 tasks asleep at once on 2 Ps: <= 4 Ms          timer_test.go TestSleepingTasksCostNoM
 //	Goexit in a task a Wait runs inline ends only that  goexit_test.go TestGoexitInGroupChild,
 //	  task: Wait returns its *PanicError, the waiter      TestGoexitInHelpedTask, TestGoexitNested
 //	  and the M go on, counted (GOMAXPROCS 1 and 2,       (real runtime, a watchdog each)
