@@ -36,6 +36,9 @@
 //	FuzzStealing  stealing.Stealer over runnext queues: passes, victim order
 //	FuzzSpinning  spinning.Sched: Wakep, the spinning rule, drop and recheck,
 //	              parking and handoff
+//	FuzzTimers    timers.Heap of 1 to 4 Ps: Add, Reset (moving a timer between
+//	              heaps), Stop, Run, an idle P's Run of the next P's heap,
+//	              funcs that re-arm their timer; sequential only for now
 //
 // # Interleaved targets: the bytes choose the schedule too
 //
