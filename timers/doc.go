@@ -99,33 +99,45 @@
 //
 //	fires in when order, at now >= when, at most max, seq and delay right
 //	    TestRunFiresInWhenOrderWithDelay, TestRunStopsAtNowAndAtMax, TestTimersModel,
-//	    TestScenarios/sift-order; Timers.tla NoEarlyFire
+//	    FuzzTimers, TestScenarios/sift-order; Timers.tla NoEarlyFire
 //	each arming fires or is stopped, exactly once, never both
 //	    TestStressExactlyOnce, TestExploreTimers (fire-vs-stop, reset-vs-run,
 //	    steal-vs-owner), TestScenarios/stop-races-fire, TestScenarios/reset-races-run;
-//	    Timers.tla FiredXorStopped, Conservation
+//	    Timers.tla FiredXorStopped, Conservation, AllAccounted
 //	Stop and Reset say whether they stopped an arming; eager deletion
 //	    TestStopBeforeAndAfterFire, TestStopOfTheTopUpdatesNext,
-//	    TestResetRearmsAndMovesBetweenHeaps, TestTimersModel
+//	    TestResetRearmsAndMovesBetweenHeaps, TestTimersModel, FuzzTimers
 //	Next and Len are the heap's earliest when and length when the lock is free
-//	    TestTimersModel, TestScenarios/add-then-next, TestExploreTimers; Timers.tla NextCell
+//	    TestTimersModel, FuzzTimers, TestScenarios/add-then-next, TestExploreTimers;
+//	    Timers.tla NextCell
+//	Run with nothing expired, Next and Len take no lock
+//	    TestUnexpiredPathsTakeNoLock (-tags schedcheck)
 //	a func runs with no lock held and may use its heap
 //	    TestFuncMayUseTheHeap, TestScenarios/func-rearms-on-its-heap, TestExploreTimers
-//	    (reset-vs-run re-arms from the func); Timers.tla (a deadlock)
+//	    (steal-vs-owner re-arms from the func); Timers.tla (a deadlock)
 //	nothing kept reachable; no allocation once the heap has grown
 //	    TestHeapKeepsNoStoppedOrFiredTimer, TestSteadyStateDoesNotAllocate
 //	misuse panics naming the call
-//	    TestMisusePanicsNamingTheCall, TestTimersModel (Add of a pending timer, Run's max)
+//	    TestMisusePanicsNamingTheCall, TestTimersModel, FuzzTimers (Add of a pending timer)
+//
+// The seeded mutants (mutation.go) and what kills them, two deterministic
+// checkers each (killmatrix_test.go prints the table):
+//
+//	StopAfterFire    Stop decides by a load and a store    explorer (fire-vs-stop), scenarios
+//	ClaimIgnoresGen  Run's CAS re-reads the word           explorer (reset-vs-run), scenarios
+//	RunUnderLock     the func runs under the heap's lock   explorer (steal-vs-owner: deadlock), scenarios
+//	NextNotUpdated   Add leaves the earliest-when cell     model, scenarios (and the explorer)
+//	HeapSiftWrong    siftDown sees two of four children    model, scenarios
 //
 // # Where each rung of the ladder lives
 //
 //	unit tests             timer_test.go, scenarios_test.go, example_test.go
 //	state machine (rapid)  model_test.go           TestTimersModel (two heaps against sorted lists)
-//	fuzz target            ../fuzz/timers_fuzz_test.go  FuzzTimers
-//	race stress            stress_test.go          TestStressExactlyOnce
-//	explorer               explore_test.go         TestExploreTimers (-tags schedcheck)
-//	TLA+                   ../proofs/tla/Timers.tla
-//	seeded mutants         mutation.go, killmatrix_test.go (-tags schedcheck,schedmutant):
-//	                       each caught by two of explorer, model and scenarios
+//	fuzz target            ../fuzz/timers_fuzz_test.go  FuzzTimers (sequential; no interleaved target yet)
+//	race stress            stress_test.go          TestStressExactlyOnce (a watchdog per run)
+//	explorer               explore_test.go         TestExploreTimers (-tags schedcheck, bound 2)
+//	linearizability        none: the stress and the explorer judge each arming's fate instead
+//	TLA+                   ../proofs/tla/Timers.tla (README.md there: the actions and states)
+//	seeded mutants         mutation.go, killmatrix_test.go (-tags schedcheck,schedmutant)
 //	benchmark              ../bench/timers_test.go (against container/heap under a sync.Mutex)
 package timers

@@ -1,6 +1,7 @@
 package timers_test
 
 import (
+	"errors"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/internal/proptest"
 	"github.com/schedkit/schedkit/timers"
 )
@@ -295,4 +297,41 @@ func TestSteadyStateDoesNotAllocate(t *testing.T) {
 		now += 10
 	})
 	assert.Zero(t, allocs)
+}
+
+// TestUnexpiredPathsTakeNoLock: Run with nothing expired (an idle P's steal
+// check of a busy P's heap, a P's schedule with only later timers), Next
+// and Len take no lock. Under the explorer, the thread holds the heap's
+// lock around the calls, so one that locked would deadlock; with an
+// expired timer Run must lock, which shows the check can fail.
+func TestUnexpiredPathsTakeNoLock(t *testing.T) {
+	run := func(name string, now int64) (explore.Result, error) {
+		return explore.Explore(explore.Options{Name: name}, func() explore.Run {
+			h := new(timers.Heap)
+			h.Add(timers.NewTimer(func(any, uint64, int64) {}, nil), 10)
+			empty := new(timers.Heap)
+			return explore.Run{Threads: []func(){func() {
+				timers.Locked(h, func() {
+					h.Run(now, 4)
+					h.Next()
+					h.Len()
+					empty.Run(1<<40, 4)
+				})
+			}}}
+		})
+	}
+	res, err := run("timers-unexpired-paths", 9)
+	if errors.Is(err, explore.ErrNoSchedcheck) {
+		t.Skip(err)
+	}
+	require.NoError(t, err)
+	require.Nil(t, res.Failure, "a path with nothing expired took the lock")
+	t.Log(res.Summary())
+
+	res, err = run("timers-unexpired-paths-expired", 10)
+	require.NoError(t, err)
+	require.NotNil(t, res.Failure, "Run with an expired timer locks: the check must see it")
+	var dl *explore.DeadlockError
+	require.ErrorAs(t, res.Failure.Err, &dl)
+	t.Logf("the check catches a lock: %v", res.Failure.Err)
 }
