@@ -53,10 +53,14 @@ func Make[T any](capacity int) *Chan[T] {
 	return c
 }
 
-// waitHook and readyHook, nil but in tests, count the waits started and
-// the waiters readied, so that a test can tell an operation that is
-// blocked (its wait started and not readied) from one still running.
-var waitHook, readyHook func()
+// waitHook and readyHook, nil but in tests, count the waits started (sel:
+// a select's) and the waiters readied, so that a test can tell an
+// operation that is blocked (its wait started and not readied) from one
+// still running.
+var (
+	waitHook  func(sel bool)
+	readyHook func()
+)
 
 // gwait is the waiting party of a blocked operation: the runtime's g as
 // its sudogs see it. A task waits with a Waker (Task.Park); an outside
@@ -73,12 +77,12 @@ type gwait struct {
 	fired int
 }
 
-// newWait starts a wait for t; call it with the channel's lock (or every
+// newWait starts a wait for t (sel: in a select); call it with the channel's lock (or every
 // select lock) held, before the waiter is published. It mirrors the
 // acquireSudog and gp.waiting set-up of chansend and selectgo.
-func newWait(t executor.Task) *gwait {
+func newWait(t executor.Task, sel bool) *gwait {
 	if waitHook != nil {
-		waitHook()
+		waitHook(sel)
 	}
 	g := &gwait{task: t}
 	if t != (executor.Task{}) {
@@ -208,7 +212,7 @@ func (c *Chan[T]) Send(t executor.Task, v T) {
 		c.mu.Unlock()
 		return
 	}
-	s := &sudog[T]{g: newWait(t), elem: v}
+	s := &sudog[T]{g: newWait(t, false), elem: v}
 	c.sendq.enqueue(s)
 	c.mu.Unlock()
 	s.g.park()
@@ -261,7 +265,7 @@ func (c *Chan[T]) Recv(t executor.Task) (v T, ok bool) {
 		c.mu.Unlock()
 		return v, true
 	}
-	s := &sudog[T]{g: newWait(t)}
+	s := &sudog[T]{g: newWait(t, false)}
 	c.recvq.enqueue(s)
 	c.mu.Unlock()
 	s.g.park()

@@ -27,9 +27,9 @@ func SetPollRand(f func(n int) int) (restore func()) {
 	return func() { pollRand = old }
 }
 
-// SetHooks counts every wait started and every waiter readied (nil: no
-// counting) and returns a function that removes the hooks.
-func SetHooks(wait, ready func()) (restore func()) {
+// SetHooks calls wait for every wait started (sel: a select's) and ready
+// for every waiter readied, and returns a function that removes the hooks.
+func SetHooks(wait func(sel bool), ready func()) (restore func()) {
 	waitHook, readyHook = wait, ready
 	return func() { waitHook, readyHook = nil, nil }
 }

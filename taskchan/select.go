@@ -121,7 +121,7 @@ func Select(t executor.Task, cases ...Case) (chosen int, recvOK bool) {
 	}
 
 	// Pass 2: a waiter on every case, in lock order, then park.
-	g := newWait(t)
+	g := newWait(t, true)
 	for _, i := range lock {
 		cases[i].op.enqueue(g, i)
 	}
