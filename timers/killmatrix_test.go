@@ -56,9 +56,13 @@ func killByModel(t *testing.T) error {
 	return killmatrix.ByModel(t, func(rt *rapid.T) { checkTimersModel(rt, &stats, nil) })
 }
 
+// killByStress runs the stress on 4 timers (TestStressExactlyOnce has 16),
+// so Stops and Runs meet on one timer often: it catches StopAfterFire; the
+// window ClaimIgnoresGen needs (a whole Reset between a Run's unlock and its
+// CAS) it rarely hits.
 func killByStress(*testing.T) error {
 	for seed := range uint64(3) {
-		if err := checkTimerStress(runTimerStress(20_000, 16, 2, seed)); err != nil {
+		if err := checkTimerStress(runTimerStress(20_000, 4, 2, seed)); err != nil {
 			return err
 		}
 	}
