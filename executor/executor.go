@@ -77,6 +77,7 @@ type Executor struct {
 	// readies that went to the global queue.
 	parked         atomicx.Int64
 	outsideReadies atomicx.Uint64
+	taskParksNoP   atomicx.Uint64 // parks of tasks that held no P (counted in Total.TaskParks)
 	// spares are the workers with no M waiting for a parking task's P,
 	// dead the records of spares whose goroutines ended (for reuse).
 	spareMu atomicx.Mutex
@@ -600,6 +601,7 @@ func (e *Executor) newWorker() *worker {
 	w.token.w = w
 	w.wt.w = w
 	w.sleepT.Init(fireSleep, w)
+	w.baton.Init()
 	e.mu.Lock()
 	e.workers = append(e.workers, w)
 	w.id = uint32(len(e.workers))
@@ -807,7 +809,9 @@ func (e *Executor) abandoned() bool {
 func (e *Executor) drainStopped() {
 	for t := e.global.Get(); t != nil; t = e.global.Get() {
 		if t.w != nil {
-			if t != &t.w.exitToken || t.w.claimExit() {
+			if t == &t.w.token && t.w.sm.Load() == nil {
+				t.w.baton.Give() // parked with its P (park.go): it goes on without one
+			} else if t != &t.w.exitToken || t.w.claimExit() {
 				t.w.note.Wakeup()
 			}
 			continue

@@ -138,6 +138,8 @@ func (e *Executor) gopark(w *worker, seq uint64) {
 			return
 		}
 		e.parked.Add(1)
+		e.taskParksNoP.Add(1)
+		e.event(EventTaskPark, -1, w, 0)
 		e.park(w)
 		w.pk.Store(seq << gStateBits)
 		return
@@ -162,8 +164,7 @@ func (e *Executor) gopark(w *worker, seq uint64) {
 	p.stats.taskParks.Add(1)
 	e.event(EventTaskPark, p.id, w, 0)
 	e.handOn(w, sm, p)
-	w.note.Sleep()
-	w.note.Clear()
+	w.baton.Take()
 	w.pk.Store(seq << gStateBits)
 	if w.p.Load() != nil { // none if woken after shutdown (drainStopped)
 		if w.inherit {
@@ -209,7 +210,7 @@ func (e *Executor) handTo(y *worker, sm *spinning.M, p *proc, inherit, fresh boo
 		e.goStart(func() { e.mstart(y, true) })
 		return
 	}
-	y.note.Wakeup()
+	y.baton.Give()
 }
 
 // goready queues w's resume token for a Ready by x (nil: not a task of e):
@@ -276,8 +277,7 @@ func (e *Executor) spare(w *worker) bool {
 	}
 	e.spares = append(e.spares, w)
 	e.spareMu.Unlock()
-	w.note.Sleep()
-	w.note.Clear()
+	w.baton.Take()
 	return w.sm.Load() != nil
 }
 
@@ -297,7 +297,7 @@ func (e *Executor) wakeSpares() {
 	e.spares = nil
 	e.spareMu.Unlock()
 	for _, y := range ss {
-		y.note.Wakeup()
+		y.baton.Give()
 	}
 }
 
@@ -329,8 +329,7 @@ func (e *Executor) goparkMutant(w *worker, seq uint64, sm *spinning.M, p *proc) 
 		w.sm.Store(nil)
 		w.p.Store(nil)
 	}
-	w.note.Sleep()
-	w.note.Clear()
+	w.baton.Take()
 	w.pk.Store(seq << gStateBits)
 	if w.p.Load() != nil {
 		e.startSlice(w)

@@ -130,7 +130,7 @@ func TestParkedTasksCostNoM(t *testing.T) {
 	require.NoError(t, e.Close())
 	assert.Equal(t, int64(n), done.Load())
 	s = e.Stats()
-	assert.Equal(t, uint64(n), s.OutsideReadies)
+	assert.Equal(t, uint64(n), s.OutsideReadies, "early %d, local %d", s.Total.EarlyReadies, s.Total.TaskReadies)
 	assert.Equal(t, uint64(n), s.Total.TaskParks)
 	assert.Zero(t, s.Parked)
 }

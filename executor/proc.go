@@ -179,6 +179,9 @@ type worker struct {
 	// readies.
 	sleepT timers.Timer
 	sleepK Waker
+	// baton is what a task parked with its P, and a spare, sleep on: a
+	// handoff that is always taken, cheaper than note (park.go).
+	baton atomicx.Baton
 
 	// jpush counts the M's Joins, so that a Join can tell whether
 	// another Join pushed since its own (then its side is not in

@@ -444,6 +444,10 @@ func (e *Executor) resume(x *worker, p *proc, w *worker, inherit bool) {
 	w.p.Store(p)
 	x.p.Store(nil)
 	p.stats.resumes.Add(1)
+	if wm == nil {
+		w.baton.Give() // a task parked with its P (park.go) sleeps on its baton
+		return
+	}
 	w.note.Wakeup()
 }
 

@@ -175,7 +175,7 @@ type ProcStats struct {
 	SpinStarts       uint64 // Ms that started spinning on this P (woken spinning included)
 	SpinStops        uint64 // spinning Ms that stopped on this P (found work or gave up)
 	Panics           uint64 // tasks that panicked or called runtime.Goexit, and Join sides that panicked (once each, b stolen or not)
-	TaskParks        uint64 // tasks that parked on this P (Task.Park: a wait on a channel, a future, a timer) and let it go on
+	TaskParks        uint64 // tasks that parked on this P (Task.Park: a wait on a channel, a future, a timer) and let it go on; Total also counts tasks that parked holding no P
 	TaskReadies      uint64 // parked tasks readied by a task on this P into its runnext (Waker.Ready)
 	EarlyReadies     uint64 // parks readied before they committed: the task went on with this P, no switch
 	DirectSwitches   uint64 // parks that handed this P straight to the parked task its runnext readied (no spare)
@@ -332,6 +332,7 @@ func (e *Executor) Stats() Stats {
 		lat.add(&ps.latency)
 	}
 	s.Total.Parks += e.parksNoP.Load()
+	s.Total.TaskParks += e.taskParksNoP.Load()
 	s.Latency = lat.summarize()
 	return s
 }

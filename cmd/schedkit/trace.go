@@ -366,6 +366,10 @@ func toChrome(r *traceRun) *chrometrace.File {
 				}
 			}
 		case executor.EventHandoff, executor.EventRetake, executor.EventTaskPark:
+			if ev.P < 0 { // a task that parked holding no P
+				instant(tracePidM, ev.M, ts, ev.Kind.String(), map[string]any{"p": ev.P})
+				break
+			}
 			instant(tracePidP, ev.P, ts, ev.Kind.String(), map[string]any{"m": ev.M})
 			closeP(ev.P, ts, 0)
 		case executor.EventPark:
