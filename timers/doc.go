@@ -21,6 +21,10 @@
 //	}
 //	sleepUntil := timers.Earliest(heaps)       // an M parks no longer than this
 //
+// Add and Reset wake nobody: an executor whose M sleeps until Earliest must
+// wake it when it arms a timer earlier than that M's deadline, as the
+// runtime's addtimer and modtimer call wakeNetPoller(when).
+//
 // Example runs a P's timers, a thief's pass and a parking M's bound. The
 // func runs on the goroutine that called Run, with no lock held, as
 // f(arg, seq, delay): seq is the arming that fired (1 for the timer's first
