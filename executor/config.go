@@ -83,6 +83,18 @@ type Config struct {
 	// nothing else: no ring, no runnext, no stealing. It is the same
 	// executor with its run queues switched off, for comparison.
 	GlobalQueueOnly bool
+
+	// MaxBlocking caps the Task.Blocking and Task.Syscall calls in flight
+	// at once (each may hold an M); 0 means no cap. A call past it parks
+	// (Task.Park: no M) until a call returns and hands it its slot, first
+	// come first served, as errgroup's SetLimit bounds its goroutines; a
+	// call nested in another capped call of its task takes no second
+	// slot. So N blocked calls make at most Procs + MaxBlocking Ms.
+	// Stats.BlockingWaiting and BlockingWaits count the waits. Negative
+	// is a Config error.
+	MaxBlocking int
+
+	bcap *blockCap // MaxBlocking's slots, made by resolve (blockcap.go)
 }
 
 // ErrClosed is returned by a submit after Close or Shutdown began.
@@ -144,6 +156,13 @@ func (c Config) resolve() (Config, error) {
 	}
 	if c.MaxQueued < 0 {
 		return bad("MaxQueued", "%d, want 0 (no bound) or more", c.MaxQueued)
+	}
+	c.bcap = nil
+	switch {
+	case c.MaxBlocking < 0:
+		return bad("MaxBlocking", "%d, want 0 (no cap) or more", c.MaxBlocking)
+	case c.MaxBlocking > 0:
+		c.bcap = &blockCap{max: c.MaxBlocking, nested: map[*worker]int{}}
 	}
 	return c, nil
 }

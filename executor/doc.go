@@ -65,6 +65,15 @@
 //	Task.Syscall           entersyscall: the P stays with the call (pSyscall),
 //	                       then exitsyscall: exitsyscallfast's CAS back to the
 //	                       same P, else exitsyscall0 (an idle P, else wait)
+//	Config.MaxBlocking     no runtime counterpart (debug.SetMaxThreads only kills
+//	                       the process): errgroup's SetLimit, a semaphore of
+//	                       slots taken before each Blocking or Syscall call;
+//	                       past it the call parks (Task.Park, no M) and a
+//	                       returning call hands its slot to the oldest waiter
+//	                       (semrelease's handoff, FIFO) readied into its
+//	                       runnext (blockcap.go; blockcap_test.go: at most
+//	                       Procs + MaxBlocking Ms; mutants CapReleasesEarly,
+//	                       CapNoWake)
 //	retakeSyscall          retake's _Psyscall case: a call seen by sysmon for
 //	                       SyscallThreshold (syscalltick unchanged) while work
 //	                       waits, or for a Slice in any case, loses its P

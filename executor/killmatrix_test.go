@@ -102,6 +102,8 @@ var killConfig = killmatrix.Config{
 		"RetakeQueuesNoWaiter":       {"waiterbatch", "waiterbatch2"},
 		"NoCheckTimers":              {"sleepchain", "sleepchain2"},
 		"SysmonSkipsTimers":          {"sleephogs", "sleephogs2"},
+		"CapReleasesEarly":           {"blockcap", "blockcap2"},
+		"CapNoWake":                  {"blockcap", "blockcap2"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "sleepchain", Deterministic: true, Run: bubbles(sleeperBesideChain(1))},
@@ -217,6 +219,12 @@ var killConfig = killmatrix.Config{
 		{Name: "room2", Deterministic: true, Run: exploreRoom(true), RealCodeElsewhere: true},
 		{Name: "roomclose", Deterministic: true, Run: exploreRoomClose(0), RealCodeElsewhere: true},
 		{Name: "roomclose2", Deterministic: true, Run: exploreRoomClose(1), RealCodeElsewhere: true},
+		{Name: "blockcap", Deterministic: true, Run: func(t *testing.T) error {
+			return capBubble(t, blockingCapped(1, 2, 6, false), blockingCapped(2, 2, 6, false))
+		}},
+		{Name: "blockcap2", Deterministic: true, Run: func(t *testing.T) error {
+			return capBubble(t, blockingCapped(1, 2, 6, true), blockingCapped(2, 2, 6, true))
+		}},
 		{Name: "stress", Run: killByStress},
 		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)
 	},

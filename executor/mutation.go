@@ -325,6 +325,14 @@ const (
 	// SysmonSkipsTimers: sysmon never runs expired timers, so with every
 	// P's holder in a long task a timer waits for a task to end.
 	sysmonSkipsTimers
+	// CapReleasesEarly: a Blocking or Syscall call under Config.MaxBlocking
+	// holds no slot across its func (the count is given back as the call
+	// starts), so N blocked calls make N Ms again.
+	capReleasesEarly
+	// CapNoWake: a capped call that returns gives its slot back to the
+	// pool without readying the oldest waiter, which stays parked for ever
+	// (semrelease without its readyWithTime).
+	capNoWake
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -419,6 +427,9 @@ var mutationNames = [...]string{
 
 	outsideGroupKeepsKids: "OutsideGroupKeepsKids",
 	wakeSkipsOnRequest:    "WakeSkipsOnRequest",
+
+	capReleasesEarly: "CapReleasesEarly",
+	capNoWake:        "CapNoWake",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

@@ -259,6 +259,11 @@ type Stats struct {
 	TimersFired  uint64
 	TimersLate   uint64
 	TimerMaxLate time.Duration
+	// BlockingWaiting is the Task.Blocking and Task.Syscall calls parked
+	// now for a slot under Config.MaxBlocking; BlockingWaits the calls
+	// that have waited so far.
+	BlockingWaiting int
+	BlockingWaits   uint64
 }
 
 // LatencyStats summarizes a latency histogram. The quantiles are the upper
@@ -332,6 +337,7 @@ func (e *Executor) Stats() Stats {
 		lat.add(&ps.latency)
 	}
 	s.Total.Parks += e.parksNoP.Load()
+	e.cfg.bcap.stats(&s)
 	s.Total.TaskParks += e.taskParksNoP.Load()
 	s.Latency = lat.summarize()
 	return s

@@ -39,6 +39,10 @@ func (t Task) Syscall(f func()) error {
 		return ErrNotInTask
 	}
 	e := w.e
+	if c := e.cfg.bcap; c != nil { // Config.MaxBlocking: a slot first (blockcap.go)
+		c.enter(t, w)
+		defer c.leave(t, w)
+	}
 	p, inner := e.entersyscall(w)
 	if !inner {
 		e.callBegins()

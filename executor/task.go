@@ -180,6 +180,10 @@ func (t Task) Blocking(f func()) error {
 		return ErrNotInTask
 	}
 	e := w.e
+	if c := e.cfg.bcap; c != nil { // Config.MaxBlocking: a slot first (blockcap.go)
+		c.enter(t, w)
+		defer c.leave(t, w)
+	}
 	e.giveUpP(w)
 	f()
 	if mutant != blockingKeepsNoP {
