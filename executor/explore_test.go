@@ -26,6 +26,10 @@ type exploreCase struct {
 	name   string
 	procs  int
 	extraM int
+	// spares are workers waiting as spares (park.go) from the start: a
+	// parking task hands its P to one, as the explorer cannot run a
+	// goroutine started during the run.
+	spares int
 	sysmon bool
 	slice  time.Duration
 	tasks  int
@@ -57,6 +61,9 @@ func (c exploreCase) run() explore.Run {
 	if c.sysmon {
 		e.live.Add(1)
 		e.goStart(e.sysmon)
+	}
+	for range c.spares {
+		threads = append(threads, e.spareThread())
 	}
 	started = true
 	nameCells(e)

@@ -94,6 +94,12 @@ var killConfig = killmatrix.Config{
 		"JoinFinishNoSwap":           {"joinfinish", "joinvictim"},
 		"JoinErrAfterDone":           {"joinfinish", "joinvictim"},
 		"JoinPushNoWake":             {"joinwake", "joinwake2"},
+		"ParkChecksAfterPublish":     {"parkearly", "parkrace"},
+		"ReadyNoCAS":                 {"parkearly", "parkrace"},
+		"ReadyEarlyQueuesToken":      {"parkearly", "parkrace"},
+		"HandOnBeforeDetach":         {"parkready", "parkclose"},
+		"NoDirectSwitch":             {"pingpong", "relay"},
+		"ReadySkipsRunnext":          {"nextfirst", "nextpong"},
 		"OutsideGroupKeepsKids":      {"groupmem", "groupmem2"},
 		"RetakeServesWaiterFirst":    {"syscallwaiter", "syscallwaiter2"},
 		"SyscallTickAfterStatus":     {"callage", "callage2"},
@@ -213,6 +219,16 @@ var killConfig = killmatrix.Config{
 		{Name: "joinwake2", Deterministic: true, Run: executor.JoinWakeCheck("push-nested")},
 		{Name: "groupmem", Deterministic: true, Run: func(t *testing.T) error { return groupBytesPerChild(t, 1) }},
 		{Name: "groupmem2", Deterministic: true, Run: func(t *testing.T) error { return groupBytesPerChild(t, 2) }},
+		{Name: "parkearly", Deterministic: true, Run: executor.ParkCheck("parkearly")},
+		{Name: "parkrace", Deterministic: true, Run: executor.ParkCheck("parkrace")},
+		{Name: "pingpong", Deterministic: true, Run: executor.ParkCheck("pingpong")},
+		{Name: "relay", Deterministic: true, Run: executor.ParkCheck("relay")},
+		{Name: "nextfirst", Deterministic: true, Run: executor.ParkCheck("nextfirst")},
+		{Name: "nextpong", Deterministic: true, Run: executor.ParkCheck("nextpong")},
+		{Name: "parkshapes", Deterministic: true, Run: executor.ParkCheck("shapes")},
+		{Name: "parkready", Deterministic: true, Run: explorePark("park-vs-ready"), RealCodeElsewhere: true},
+		{Name: "parkclose", Deterministic: true, Run: explorePark("park-vs-close"), RealCodeElsewhere: true},
+		{Name: "parksteal", Deterministic: true, Run: explorePark("steal-readied"), RealCodeElsewhere: true},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer, RealCodeElsewhere: true},
 		{Name: "submitpair", Deterministic: true, Run: killBySubmitPairs},
 		{Name: "room", Deterministic: true, Run: exploreRoom(false), RealCodeElsewhere: true},
@@ -291,6 +307,18 @@ func joinRace(name string) func(*testing.T) error {
 func exploreSyscall(name string) func(*testing.T) error {
 	return func(*testing.T) error {
 		applicable, err := executor.ExploreSyscall(name)
+		if !applicable {
+			return killmatrix.ErrNotApplicable
+		}
+		return err
+	}
+}
+
+// explorePark runs the explorer's park scenario named
+// (park_explore_test.go) with its MustReach.
+func explorePark(name string) func(*testing.T) error {
+	return func(*testing.T) error {
+		applicable, err := executor.ExplorePark(name)
 		if !applicable {
 			return killmatrix.ErrNotApplicable
 		}

@@ -1,0 +1,181 @@
+package executor
+
+import (
+	"testing"
+	"time"
+
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
+)
+
+// The explorer on park and ready (-tags schedcheck): the parking task on
+// its M, a spare worker waiting for a parking task's P, the Ms, and an
+// outside thread that readies the task and closes the executor. In every
+// interleaving within the bound the task resumes exactly once (ran[0]),
+// holding a P, and Close returns: a lost wakeup shows as a deadlock, a
+// second resume or a resume before the park as a task that runs on with
+// its worker's fields overwritten (two holders of a P, or none).
+// MustReach asks for both sides of the race: the Ready before the commit
+// (the task goes on, EarlyReadies) and after it (the token is queued).
+
+// spareThread makes a worker with no M and returns its goroutine's body
+// for the explorer: the M loop, which finds no M and waits as a spare
+// (schedule's spare call) until a parking task hands it its M and P, or
+// stop ends it. A scenario's thread waits for it to be listed
+// (awaitSpares) before it submits, as the explorer cannot run a fresh
+// spare's goroutine started during the run.
+func (e *Executor) spareThread() func() {
+	y := e.newWorker()
+	e.live.Add(1)
+	return func() {
+		y.gid.Store(goid())
+		defer e.mexit(y)
+		e.schedule(y)
+	}
+}
+
+// awaitSpares waits until n spares are listed.
+func awaitSpares(e *Executor, n int) {
+	for {
+		e.spareMu.Lock()
+		k := len(e.spares)
+		e.spareMu.Unlock()
+		if k >= n {
+			return
+		}
+		atomicx.Sleep(time.Microsecond)
+	}
+}
+
+// parkReached labels the side of the race a park saw, from its P's
+// counters (the task reads them on the P it resumed on: the early ready
+// kept it).
+func parkReached(t Task) {
+	if t.w.p.Load().stats.earlyReadies.Load() != 0 {
+		explore.Reached("readied before the commit")
+	} else {
+		explore.Reached("readied after the commit")
+	}
+}
+
+var parkReach = []string{"readied before the commit", "readied after the commit"}
+
+// parkCases are the park races. In park-vs-ready an outside Ready races
+// the park on the only P (its token goes to the global queue; the spare
+// takes the P and runs it). In park-vs-close the outside Ready races
+// Close, which must wait for the parked task. In steal-readied task B on
+// P1 readies A into its runnext and blocks holding P1 until A has run:
+// P0's M must steal the token (after the steal delay) and resume A.
+var parkCases = []exploreCase{
+	{
+		name: "park-vs-ready", procs: 1, spares: 1, tasks: 1,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			awaitSpares(e, 1)
+			var kn atomicx.Note
+			explore.Name(&kn, "waker")
+			var k Waker
+			_ = e.Go(func(t Task) {
+				k = t.Waker()
+				kn.Wakeup()
+				t.Park(k)
+				parkReached(t)
+				ran[0].Add(1)
+			})
+			kn.Sleep()
+			k.Ready(Task{})
+		},
+	},
+	{
+		name: "steal-readied", procs: 2, spares: 1, tasks: 2,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			awaitSpares(e, 1)
+			var kn, an atomicx.Note
+			explore.Name(&kn, "waker")
+			explore.Name(&an, "aRan")
+			var k Waker
+			_ = e.Go(func(t Task) {
+				k = t.Waker()
+				kn.Wakeup()
+				t.Park(k)
+				var readies, stolen uint64
+				for _, p := range e.ps {
+					readies += p.stats.taskReadies.Load()
+					stolen += p.stats.stolen.Load()
+				}
+				if readies == 1 && stolen != 0 {
+					explore.Reached("stolen from runnext")
+				}
+				ran[0].Add(1)
+				an.Wakeup()
+			})
+			_ = e.Go(func(b Task) {
+				kn.Sleep()
+				k.Ready(b)
+				an.Sleep() // holding its P: only a steal runs the token
+				ran[1].Add(1)
+			})
+		},
+	},
+}
+
+// parkCloseCase: Close races a park and its ready on the only P: the
+// task spawns b with its Waker and parks (the spare takes the P, runs b,
+// whose Ready puts the task's token in runnext, and resumes it), while
+// the outside thread closes at once: Close must wait for the parked task.
+var parkCloseCase = exploreCase{
+	name: "park-vs-close", procs: 1, spares: 1, tasks: 2,
+	submit: func(e *Executor, ran []atomicx.Int32) {
+		awaitSpares(e, 1)
+		_ = e.Go(func(t Task) {
+			k := t.Waker()
+			t.Go(func(b Task) {
+				k.Ready(b)
+				ran[1].Add(1)
+			})
+			t.Park(k)
+			ran[0].Add(1)
+		})
+	},
+}
+
+func TestExplorePark(t *testing.T) {
+	for _, c := range parkCases {
+		t.Run(c.name, func(t *testing.T) {
+			opts := exploreOptions(c)
+			opts.MustReach = parkReach
+			if c.name == "steal-readied" {
+				opts = stealOptions(c)
+			}
+			explore.Check(t, opts, c.run)
+		})
+	}
+	t.Run(parkCloseCase.name, func(t *testing.T) {
+		explore.Check(t, exploreOptions(parkCloseCase), parkCloseCase.run)
+	})
+}
+
+// ExplorePark runs the park scenario named name at bound 1 for the kill
+// matrix, with its MustReach; applicable is false without -tags
+// schedcheck.
+func ExplorePark(name string) (applicable bool, err error) {
+	for _, c := range append(parkCases, parkCloseCase) {
+		if c.name == name {
+			opts := exploreOptions(c)
+			switch c.name {
+			case "steal-readied":
+				opts = stealOptions(c)
+			case "park-vs-ready":
+				opts.MustReach = parkReach
+			}
+			return exploreCell(c.name, opts, c.run, true)
+		}
+	}
+	panic("executor: no park scenario " + name)
+}
+
+// stealOptions: steal-readied's two Ms, the spare and the steal delay's
+// sleeps make bound 1 over 100,000 executions (166 s at load 10), so it
+// runs without preemptions (every switch at a blocking step or a sleep).
+func stealOptions(c exploreCase) explore.Options {
+	return explore.Options{Name: "executor-" + c.name, Bound: explore.NoPreemption, LongBound: 1, MustReach: []string{"stolen from runnext"}}
+}
