@@ -26,7 +26,9 @@
 (*                                                                         *)
 (* Each operation's critical section (under its channel's lock, or all of *)
 (* a select's locks, which sellock takes in one global order, so no two   *)
-(* critical sections that share a channel overlap) is one step. A waiter's *)
+(* critical sections that share a channel overlap) is one step (scenario  *)
+(* locks, TaskChanLocks.tla: a select's locks one per step, to check that  *)
+(* order). A waiter's                                                      *)
 (* park and its ready are ParkReady.tla's protocol: here a parked task is  *)
 (* "parked" and a ready makes it "readied" (a ready of a task that is not *)
 (* parked is a double ready, which ParkReady's Ready panics on); the       *)
@@ -40,7 +42,7 @@ EXTENDS Naturals, Sequences, FiniteSets
 
 CONSTANTS
     Cap,       \* channel 1's capacity; channel 2 is unbuffered
-    Scenario,  \* "small" or "long"
+    Scenario,  \* "small", "long", or "locks" (the select's locks, one per step)
     Mutant     \* "none" is the real algorithm
 
 \* The broken variants (the Go mutations share the names):
@@ -58,20 +60,25 @@ CONSTANTS
 \*                            channels complete one select (the race
 \*                            waitq.dequeue's selectDone closes; raven's
 \*                            martian56/raven#403 is its lost-wakeup form)
+\*   SelectLocksInCaseOrder   (scenario locks) sellock takes a select's
+\*                            channel locks in its case order, not in the
+\*                            global order: two selects deadlock
 Mutants == {"none", "SelectLeavesStaleWaiter", "CloseSkipsSenders",
-            "RecvFullSkipsSender", "SelectNoDoneCAS"}
+            "RecvFullSkipsSender", "SelectNoDoneCAS", "SelectLocksInCaseOrder"}
 
-ASSUME /\ Cap \in 1..2 /\ Scenario \in {"small", "long"} /\ Mutant \in Mutants
+ASSUME /\ Cap \in 1..2 /\ Scenario \in {"small", "long", "locks"} /\ Mutant \in Mutants
 
 Chans == {1, 2}
 CapOf(c) == IF c = 1 THEN Cap ELSE 0
 
 \* The tasks and their programs. Ops: <<"send", c, v>>, <<"recv", c, 0>>,
 \* <<"close", c, 0>>, <<"select", 0, 0>> (receive from channel 1 or 2).
-Tasks == IF Scenario = "small" THEN {"S1", "S2", "R", "X", "K"}
-         ELSE {"S1", "S2", "R", "X", "Y", "K"}
+Tasks == CASE Scenario = "small" -> {"S1", "S2", "R", "X", "K"}
+          [] Scenario = "long"  -> {"S1", "S2", "R", "X", "Y", "K"}
+          [] Scenario = "locks" -> {"S1", "X", "Y", "K"}
 Prog(t) ==
-    CASE t = "S1" -> <<<<"send", 1, 1>>, <<"send", 1, 2>>>>
+    CASE t = "S1" -> IF Scenario = "locks" THEN <<<<"send", 1, 1>>>>
+                     ELSE <<<<"send", 1, 1>>, <<"send", 1, 2>>>>
       [] t = "S2" -> IF Scenario = "small" THEN <<<<"send", 2, 3>>>>
                      ELSE <<<<"send", 2, 3>>, <<"send", 1, 4>>>>
       [] t = "R"  -> <<<<"recv", 1, 0>>>>
@@ -79,7 +86,17 @@ Prog(t) ==
       [] t = "Y"  -> <<<<"select", 0, 0>>>>
       [] t = "K"  -> <<<<"close", 1, 0>>, <<"close", 2, 0>>>>
 SelChans == {1, 2}              \* a select's receive cases
-Vals == IF Scenario = "small" THEN {1, 2, 3} ELSE {1, 2, 3, 4}
+Vals == CASE Scenario = "small" -> {1, 2, 3}
+         [] Scenario = "long"  -> {1, 2, 3, 4}
+         [] Scenario = "locks" -> {1}
+\* Scenario locks: the select's steps take their channel locks one per step
+\* (sellock), in the global order (lockorder: here channel 1 first), or,
+\* in the mutant, in the select's case order: X's cases are 1, 2 and Y's
+\* 2, 1. Every other operation holds one lock in a step of its own.
+Locks == Scenario = "locks"
+CaseOrder(t) == IF t = "Y" THEN <<2, 1>> ELSE <<1, 2>>
+LockOrder(t) == IF Mutant = "SelectLocksInCaseOrder" THEN CaseOrder(t) ELSE <<1, 2>>
+None == "none"
 SenderOf(v) == IF v \in {1, 2} THEN "S1" ELSE IF v = 3 THEN "S2" ELSE "S2"
 
 \* A sudog: <<task, isSelect, value (a sender's; 0 for a receiver)>>.
@@ -102,10 +119,12 @@ VARIABLES
     sentOK,   \* values whose send completed (returned, or was taken)
     wins,     \* wins[t]: completions of t's current select
     dready,   \* a ready found its task not parked
-    lateSend  \* a parked sender's value was taken from a closed channel
+    lateSend, \* a parked sender's value was taken from a closed channel
+    lk,       \* lk[c]: the task holding channel c's lock (scenario locks)
+    sl        \* sl[t]: the locks t's sellock holds (scenario locks)
 
 vars == <<pc, ip, buf, recvq, sendq, closed, slot, succ, param, sdone, got, taken,
-          sentOK, wins, dready, lateSend>>
+          sentOK, wins, dready, lateSend, lk, sl>>
 
 Init ==
     /\ pc = [t \in Tasks |-> "run"] /\ ip = [t \in Tasks |-> 1]
@@ -117,6 +136,7 @@ Init ==
     /\ got = [t \in Tasks |-> <<>>] /\ taken = [c \in Chans |-> <<>>]
     /\ sentOK = {} /\ wins = [t \in Tasks |-> 0]
     /\ dready = FALSE /\ lateSend = FALSE
+    /\ lk = [c \in Chans |-> None] /\ sl = [t \in Tasks |-> 0]
 
 Op(t) == Prog(t)[ip[t]]
 Running(t) == pc[t] = "run" /\ ip[t] <= Len(Prog(t))
@@ -310,7 +330,34 @@ End(t) ==
     /\ UNCHANGED <<ip, buf, recvq, sendq, closed, slot, succ, param, sdone, got, taken,
                    sentOK, wins, dready, lateSend>>
 
-TStep(t) == Send(t) \/ Recv(t) \/ Select(t) \/ Close(t) \/ Wake(t) \/ End(t)
+\* Scenario locks: a select's pass 1 and 2 (Select) and its pass 3 (a
+\* select's Wake) run once its sellock holds both locks, and release them;
+\* every other operation needs its channel's lock free (and takes and
+\* releases it in its step); a woken send or receive takes no lock.
+InSellock(t) == ip[t] <= Len(Prog(t)) /\ Op(t)[1] = "select" /\ pc[t] \in {"run", "readied"}
+SelLock(t) ==
+    /\ Locks /\ InSellock(t) /\ sl[t] < 2
+    /\ LET c == LockOrder(t)[sl[t] + 1] IN
+       /\ lk[c] = None
+       /\ lk' = [lk EXCEPT ![c] = t] /\ sl' = [sl EXCEPT ![t] = @ + 1]
+    /\ UNCHANGED <<pc, ip, buf, recvq, sendq, closed, slot, succ, param, sdone, got,
+                   taken, sentOK, wins, dready, lateSend>>
+OpChan(t) == IF Op(t)[1] \in {"send", "recv", "close"} THEN Op(t)[2] ELSE 0
+\* (IF, not \/: TLC would take every disjunct of an action as a branch.)
+Gate(t) ==
+    IF ~Locks \/ ip[t] > Len(Prog(t)) THEN TRUE
+    ELSE IF InSellock(t) THEN sl[t] = 2
+    ELSE pc[t] = "readied" \/ lk[OpChan(t)] = None
+LockAfter(t) ==
+    IF Locks /\ InSellock(t)
+      THEN /\ lk' = [c \in Chans |-> IF lk[c] = t THEN None ELSE lk[c]]
+           /\ sl' = [sl EXCEPT ![t] = 0]
+      ELSE UNCHANGED <<lk, sl>>
+
+TStep(t) ==
+    \/ /\ Send(t) \/ Recv(t) \/ Select(t) \/ Close(t) \/ Wake(t) \/ End(t)
+       /\ Gate(t) /\ LockAfter(t)
+    \/ SelLock(t)
 
 \* Every task done or panicked: the state stutters. With it in Next, TLC's
 \* deadlock check is a termination check (every other step moves a task or
@@ -397,4 +444,13 @@ ClosedHasNoWaiters ==
 
 \* A ready always finds its task parked.
 NoDoubleReady == ~dready
+
+\* No lock cycle (scenario locks): no two selects each wait in their
+\* sellock for a lock the other holds.
+Waits(t) == IF Locks /\ pc[t] \in {"run", "readied"} /\ ip[t] <= Len(Prog(t))
+                /\ InSellock(t) /\ sl[t] < 2
+            THEN LockOrder(t)[sl[t] + 1] ELSE 0
+NoLockCycle ==
+    \A t, u \in Tasks :
+        ~(t # u /\ Waits(t) # 0 /\ Waits(u) # 0 /\ lk[Waits(t)] = u /\ lk[Waits(u)] = t)
 =============================================================================
