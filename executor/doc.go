@@ -388,6 +388,26 @@
 //	  Ms); a ping-pong of parks delivers every value;     TestParkPingPong, TestReadyTwicePanics,
 //	  a second Ready panics; Close waits for a parked     TestParkMisusePanics, TestCloseWaitsForParked
 //	  task
+//	a Ready before the commit lets Park go on (never    parkcheck_test.go TestParkChecks: parkearly,
+//	  resumed twice); after it, the task resumes once,    parkrace (bubbles; they kill
+//	  in the readier's runnext, holding a P and an M;     ParkChecksAfterPublish, ReadyNoCAS,
+//	  every committed park readied once (counters)        ReadyEarlyQueuesToken)
+//	a park hands its P straight to the task its         parkcheck_test.go pingpong, relay
+//	  runnext readied (direct switch, no spare)           (NoDirectSwitch)
+//	a readied task runs next, before the ring; a        parkcheck_test.go nextfirst, nextpong
+//	  runnext ping-pong keeps a ring task out             (ReadySkipsRunnext)
+//	a readied token in a blocked task's runnext is      parkcheck_test.go stolenready, busyready,
+//	  stolen; an outside Ready beside busy Ps; a park     noppark, deadline
+//	  with its P retaken (no P); Shutdown's deadline
+//	  with a task parked, readied later
+//	park against Ready (MustReach both sides), Close    park_explore_test.go TestExplorePark
+//	  against a park and its Ready, a readied token       (-tags schedcheck; HandOnBeforeDetach)
+//	  stolen from runnext: every interleaving (bound
+//	  1; the steal without preemptions)
+//	a parked task's P starts queued work; proc_test's   park_realtime_test.go TestRealtimePark,
+//	  TestPingPongHog with a park/ready mailbox:          TestRealtimeParkUnderContention
+//	  bound 250 ms beside a health ticker, GOMAXPROCS
+//	  1 and 2, and beside a busy process per core
 //	sleepers wake no earlier than asked and within      timer_test.go TestSleepersWakeInOrder
 //	  1ms, shortest first (bubbles, 1 and 2 Ps)
 //	a sleeper on a busy P wakes at its holder's next    timer_test.go TestSleeperBesideChain
@@ -599,7 +619,10 @@
 //	                                                    SpinDropNoNeedSpinning (the last two select
 //	                                                    spinning's fault: SetMutation),
 //	                                                    LocalWakesOnlyIdle, SpinNoWakeOnLastSpinner,
-//	                                                    WakeSkipsOnRequest
+//	                                                    WakeSkipsOnRequest, ParkChecksAfterPublish,
+//	                                                    ReadyNoCAS, ReadyEarlyQueuesToken,
+//	                                                    HandOnBeforeDetach, NoDirectSwitch,
+//	                                                    ReadySkipsRunnext
 //
 // # Tracing
 //
