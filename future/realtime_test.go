@@ -16,13 +16,17 @@ import (
 	"github.com/schedkit/schedkit/internal/realtime"
 )
 
-// TestTenThousandWaitersNoM parks 10k tasks, each waiting on its own
-// future whose func is itself parked on a gate (20k parked tasks), and
+// TestTenThousandWaitersNoM parks 10k tasks (1k under -short), each
+// waiting on its own future whose func is itself parked on a gate (20k
+// parked tasks), and
 // samples Stats meanwhile: a parked task costs no M, so Ms stays at most
 // Procs + 2 (the lead's TestParkedTasksCostNoM bound). The verdict is on
 // counts only; the wait for the parks has only the watchdog's bound.
 func TestTenThousandWaitersNoM(t *testing.T) {
-	const n = 10_000
+	n := 10_000
+	if testing.Short() {
+		n = 1_000 // the test command's -race run: 10k cost 8 s there, 2k 4 s
+	}
 	e := newExec(t, executor.Config{Procs: 2})
 	gates := make([]gate, n)
 	futs := make([]*future.Future[int], n)

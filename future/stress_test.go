@@ -95,7 +95,7 @@ func runStress(c stressCfg) error {
 func TestStress(t *testing.T) {
 	futures := 100_000
 	if testing.Short() {
-		futures = 2_000
+		futures = 1_000
 	}
 	for _, procs := range []int{1, 2, 4} {
 		require.NoError(t, runStress(stressCfg{procs: procs, futures: futures, waiters: 3}), "procs %d", procs)
