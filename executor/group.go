@@ -71,6 +71,7 @@ type Group struct {
 // resume token) or an outside goroutine (woken through note).
 type waiter struct {
 	w    *worker
+	k    Waker // the task's park (w set): ready claims it first
 	note atomicx.Note
 	next *waiter
 }
@@ -353,17 +354,21 @@ func (e *Executor) helpLoop(w *worker, g *Group, mine **task) {
 		if (w.nest < helpNestCap || mutant == noHelpCap) && e.helpOnce(w) {
 			continue
 		}
-		e.giveUpP(w)
+		// Nothing to run: park until the group's last task readies w,
+		// its P and M going on meanwhile (park.go), so a waiting Wait
+		// costs no M.
+		k := waker(w)
 		g.mu.Lock()
 		if g.n.Load() == 0 {
 			g.mu.Unlock()
-			e.reacquire(w)
+			unwaker(k)
 			break
 		}
+		w.wt.k = k
 		w.wt.next = g.waiters
 		g.waiters = &w.wt
 		g.mu.Unlock()
-		e.park(w)
+		e.gopark(w, k.seq)
 	}
 }
 
@@ -588,6 +593,16 @@ func (e *Executor) helpOnce(w *worker) bool {
 	}
 	t, inherit := e.findHelp(w, p)
 	if t == nil {
+		p.status.Store(own(w.id, pTask))
+		return false
+	}
+	if t.w != nil && t == &t.w.token && t.w.sm.Load() == nil {
+		// A task parked with its P (park.go): its resume would take this
+		// M with the P and leave the waiting task without one. Back to
+		// runnext: the Wait parks, and its P switches to it (handOn).
+		if spill := p.q.PutNext(t, p.spill[:0]); len(spill) != 0 {
+			e.overflow(w, p, spill)
+		}
 		p.status.Store(own(w.id, pTask))
 		return false
 	}

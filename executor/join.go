@@ -264,13 +264,18 @@ func (e *Executor) joinLoop(w *worker, j *Group) {
 		if (w.nest < helpNestCap || mutant == noHelpCap) && e.helpOnce(w) {
 			continue
 		}
-		e.giveUpP(w)
+		// Nothing to run: park until b's thief readies w, its P and M
+		// going on meanwhile (park.go). The CAS to joinParked publishes
+		// the Waker; a finish before it leaves b done, and the joiner
+		// goes on without parking.
+		k := waker(w)
+		w.wt.k = k
 		if mutant == joinParkNoCAS { // the seeded fault: a load, then a store
 			if j.jstate.Load() != joinPending {
 				if joinHook != nil {
 					joinHook("park lost")
 				}
-				e.reacquire(w)
+				unwaker(k)
 				return
 			}
 			j.jstate.Store(joinParked)
@@ -278,13 +283,13 @@ func (e *Executor) joinLoop(w *worker, j *Group) {
 			if joinHook != nil {
 				joinHook("park lost")
 			}
-			e.reacquire(w)
+			unwaker(k)
 			return
 		}
 		if joinHook != nil {
 			joinHook("parked")
 		}
-		e.park(w)
+		e.gopark(w, k.seq)
 	}
 }
 

@@ -62,6 +62,11 @@ func (t Task) Waker() Waker {
 	if w == nil {
 		t.stale("Waker")
 	}
+	return waker(w)
+}
+
+// waker is Task.Waker for w's task.
+func waker(w *worker) Waker {
 	s := w.pk.Load()
 	if s&gStateMask != gRunning {
 		panic("executor: Task.Waker called twice without a Park between")
@@ -70,6 +75,10 @@ func (t Task) Waker() Waker {
 	w.pk.Store(seq<<gStateBits | gParking)
 	return Waker{w: w, seq: seq}
 }
+
+// unwaker ends the wait k started before its Waker was published: the
+// task goes on without parking (a Wait that found its group done).
+func unwaker(k Waker) { k.w.pk.Store(k.seq << gStateBits) }
 
 // Park pauses the task until k.Ready: its P goes on with other tasks
 // meanwhile, and the task resumes on whichever M runs its resume token,

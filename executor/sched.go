@@ -495,10 +495,15 @@ func (e *Executor) waitP(w *worker) {
 	e.park(w)
 }
 
-// park sleeps until resume has handed w a P, then starts w's slice.
+// park sleeps until resume has handed w a P, then starts w's slice. A
+// worker with no M sleeps on its baton, as resume wakes it (park.go).
 func (e *Executor) park(w *worker) {
-	w.note.Sleep()
-	w.note.Clear()
+	if w.sm.Load() == nil {
+		w.baton.Take()
+	} else {
+		w.note.Sleep()
+		w.note.Clear()
+	}
 	if w.p.Load() != nil { // none if released after shutdown (drainStopped)
 		e.startSlice(w)
 	}
@@ -522,17 +527,22 @@ func (e *Executor) ready(x *worker, wt *waiter) {
 		wt.note.Wakeup()
 		return
 	}
+	if !wt.k.claim() {
+		return // readied before its park's commit: it goes on at once
+	}
 	tok := &wt.w.token
 	if x != nil && !e.gqOnly {
 		if p := x.p.Load(); p != nil {
 			if spill := p.q.PutNext(tok, p.spill[:0]); len(spill) != 0 {
 				e.overflow(x, p, spill)
 			}
+			e.parked.Add(-1) // after the put, as goready
 			e.wakeQueued()
 			return
 		}
 	}
 	e.global.Put(tok)
+	e.parked.Add(-1)
 	e.sched.Wakep()
 }
 

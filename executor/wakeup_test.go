@@ -276,8 +276,9 @@ func wakeSpawnAfterRetake(*testing.T) error {
 }
 
 // wakeReadiedWaiter: on 2 Ps, a task waits on an outside group whose only
-// task runs (blocked) on the other P; its Wait hands its P away and sleeps.
-// When that task ends, the waiter must go on within the bound.
+// task runs (blocked) on the other P; its Wait parks (park.go), its P and
+// M going on and idling, so only the child's M is busy. When that task
+// ends, the waiter must go on within the bound.
 func wakeReadiedWaiter(*testing.T) error {
 	e, err := New(Config{Procs: 2, Slice: wakeSlice})
 	if err != nil {
@@ -293,8 +294,8 @@ func wakeReadiedWaiter(*testing.T) error {
 	}); err != nil {
 		return err
 	}
-	synctest.Wait() // the waiter sleeps, its P idle; the child blocks
-	err = othersParked(e, 2)
+	synctest.Wait() // the waiter is parked, its P idle; the child blocks
+	err = othersParked(e, 1)
 	if err == nil && e.sched.NPIdle() != 1 {
 		err = fmt.Errorf("precondition: %d Ps idle, want 1 (the waiter's)", e.sched.NPIdle())
 	}
