@@ -252,7 +252,7 @@ func (c *Chan[T]) Recv(t executor.Task) (v T, ok bool) {
 		c.mu.Unlock()
 		return v, false
 	}
-	if mutant != recvNoDirectHandoff {
+	if mutant != recvFullSkipsSender || c.count == 0 {
 		if s := c.dequeue(&c.sendq); s != nil {
 			v = c.takeFrom(s)
 			c.mu.Unlock()
@@ -355,11 +355,13 @@ func (c *Chan[T]) TryRecv() (v T, ok, ready bool) {
 		c.mu.Unlock()
 		return v, false, true
 	}
-	if s := c.dequeue(&c.sendq); s != nil {
-		v = c.takeFrom(s)
-		c.mu.Unlock()
-		s.g.ready(executor.Task{})
-		return v, true, true
+	if mutant != recvFullSkipsSender || c.count == 0 {
+		if s := c.dequeue(&c.sendq); s != nil {
+			v = c.takeFrom(s)
+			c.mu.Unlock()
+			s.g.ready(executor.Task{})
+			return v, true, true
+		}
 	}
 	if c.count > 0 {
 		v = c.bufGet()

@@ -1,6 +1,7 @@
 package taskchan_test
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -529,34 +530,53 @@ func TestWaitersFIFO(t *testing.T) {
 func TestPingPong(t *testing.T) {
 	for _, procs := range []int{1, 2} {
 		t.Run(fmt.Sprint(procs, "P"), func(t *testing.T) {
-			e := newExec(t, executor.Config{Procs: procs})
-			const n = 2000
-			ping, pong := taskchan.Make[int](0), taskchan.Make[int](0)
-			a := side{e: e}.run(func(t executor.Task) {
-				for i := range n {
-					ping.Send(t, i)
-					if v, _ := pong.Recv(t); v != 2*i {
-						panic(fmt.Sprintf("pong %d, want %d", v, 2*i))
-					}
-				}
-				ping.Close()
-			})
-			b := side{e: e}.run(func(t executor.Task) {
-				for {
-					v, ok := ping.Recv(t)
-					if !ok {
-						return
-					}
-					pong.Send(t, 2*v)
-				}
-			})
-			require.Nil(t, <-a)
-			require.Nil(t, <-b)
-			s := e.Stats()
-			assert.NotZero(t, s.Total.TaskParks)
-			assert.NotZero(t, s.Total.TaskReadies, "no wake went to the waker's runnext")
-			assert.LessOrEqual(t, s.OutsideReadies, uint64(1), "a wake but the close's came from no task") // Close readies from no task
-			assert.LessOrEqual(t, s.Ms, procs+2, "a parked task costs no M")
+			require.NoError(t, pingPong(procs))
 		})
 	}
+}
+
+// pingPong is TestPingPong at procs Ps: an error names what broke.
+func pingPong(procs int) error {
+	e, err := executor.New(executor.Config{Procs: procs})
+	if err != nil {
+		return err
+	}
+	const n = 2000
+	ping, pong := taskchan.Make[int](0), taskchan.Make[int](0)
+	a := side{e: e}.run(func(t executor.Task) {
+		for i := range n {
+			ping.Send(t, i)
+			if v, _ := pong.Recv(t); v != 2*i {
+				panic(fmt.Sprintf("pong %d, want %d", v, 2*i))
+			}
+		}
+		ping.Close()
+	})
+	b := side{e: e}.run(func(t executor.Task) {
+		for {
+			v, ok := ping.Recv(t)
+			if !ok {
+				return
+			}
+			pong.Send(t, 2*v)
+		}
+	})
+	ra, rb := <-a, <-b
+	if err := e.Close(); err != nil {
+		return err
+	}
+	s := e.Stats()
+	switch {
+	case ra != nil || rb != nil:
+		return fmt.Errorf("the pair panicked: %v, %v", ra, rb)
+	case s.Total.TaskParks == 0:
+		return errors.New("no task parked")
+	case s.Total.TaskReadies == 0:
+		return errors.New("no wake went to the waker's runnext")
+	case s.OutsideReadies > 1: // the close's, from no task
+		return fmt.Errorf("%d wakes went to the global queue, want the close's at most", s.OutsideReadies)
+	case s.Ms > procs+2:
+		return fmt.Errorf("%d Ms at %d Ps: a parked task cost an M", s.Ms, procs)
+	}
+	return nil
 }

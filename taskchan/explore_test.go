@@ -181,6 +181,86 @@ var xScenarios = []xScenario{
 		},
 	},
 	{
+		// A receiver against a sender that fills a buffer of one and parks
+		// with its second value: a receive from the full buffer takes the
+		// head and moves the parked sender's value in (recv), so a sender
+		// never waits beside room (checked under the lock after each
+		// receive) and the values come out in order.
+		name:	  "recv-vs-full-buffer",
+		mustReach: []string{"sender parked"},
+		build: func() explore.Run {
+			c := taskchan.Make[int](1)
+			explore.Name(c, "c")
+			waits, _, unhook := counting()
+			var got [2]int
+			var broken error
+			return explore.Run{
+				Threads: []func(){
+					func() { c.Send(executor.Task{}, 1); c.Send(executor.Task{}, 2) },
+					func() {
+						for k := range got {
+							got[k], _ = c.Recv(executor.Task{})
+							if err := c.CheckInvariants(); err != nil && broken == nil {
+								broken = fmt.Errorf("after receive %d: %w", k, err)
+							}
+						}
+					},
+				},
+				Check: func() error {
+					unhook()
+					if broken != nil {
+						return broken
+					}
+					if got != [2]int{1, 2} {
+						return fmt.Errorf("received %v, want [1 2]", got)
+					}
+					return noWaiters(map[string]waiting{"c": c})
+				},
+				Outcome: func() string {
+					if *waits > 0 {
+						return "sender parked"
+					}
+					return "no wait"
+				},
+			}
+		},
+	},
+	{
+		// Two selects over the same two channels in opposite case orders
+		// (one receiving from both, one sending on both): both lock in the
+		// channels' order, so neither can hold one lock while waiting for
+		// the other's; one fires the other.
+		name:	  "two-selects-opposite-order",
+		mustReach: []string{"select parked"},
+		build: func() explore.Run {
+			a, b := taskchan.Make[int](0), taskchan.Make[int](0)
+			explore.Name(a, "a")
+			explore.Name(b, "b")
+			_, selects, unhook := counting()
+			var v, chosenX, chosenY int
+			return explore.Run{
+				Threads: []func(){
+					func() { chosenX, _ = taskchan.Select(executor.Task{}, a.RecvCase(&v), b.RecvCase(&v)) },
+					func() { chosenY, _ = taskchan.Select(executor.Task{}, b.SendCase(2), a.SendCase(1)) },
+				},
+				Check: func() error {
+					unhook()
+					// Y's case 0 sends 2 on b (X's case 1), its case 1 sends 1 on a (X's case 0).
+					if chosenX != 1-chosenY || v != 2-chosenY {
+						return fmt.Errorf("receiving select chose %d and got %d, sending select chose %d", chosenX, v, chosenY)
+					}
+					return noWaiters(map[string]waiting{"a": a, "b": b})
+				},
+				Outcome: func() string {
+					if *selects > 0 {
+						return "select parked"
+					}
+					return "no wait"
+				},
+			}
+		},
+	},
+	{
 		// A send into a buffered channel against a select's wake by a
 		// send on another channel and its dequeue: the send either meets
 		// the select parked (and fires it), or its fired waiter (skips it
@@ -235,16 +315,21 @@ func skippedLabel(n int) string {
 	return "no skip"
 }
 
-// waiting is a channel's queue lengths.
+// waiting is a channel's queue lengths and invariants.
 type waiting interface {
 	Waiting() (senders, receivers int)
+	CheckInvariants() error
 }
 
-// noWaiters reports a channel that still queues a sender or a receiver.
+// noWaiters reports a channel that still queues a sender or a receiver,
+// or breaks an invariant.
 func noWaiters(cs map[string]waiting) error {
 	for name, c := range cs {
 		if s, r := c.Waiting(); s+r != 0 {
 			return fmt.Errorf("channel %s still queues %d sender(s) and %d receiver(s)", name, s, r)
+		}
+		if err := c.CheckInvariants(); err != nil {
+			return fmt.Errorf("channel %s: %w", name, err)
 		}
 	}
 	return nil

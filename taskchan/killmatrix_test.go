@@ -39,10 +39,11 @@ var killConfig = killmatrix.Config{
 	Killers: map[string][]string{
 		"SelectLeavesStaleWaiter": {"scenarios", "explorer"},
 		"CloseSkipsSenders":       {"scenarios", "explorer"},
-		"RecvNoDirectHandoff":     {"scenarios", "explorer"},
+		"RecvFullSkipsSender":     {"scenarios", "explorer"},
 		"SendWakesWithoutHandoff": {"scenarios", "explorer"},
 		"SelectNoDoneCAS":         {"scenarios", "explorer"},
 		"WaitqLIFO":               {"scenarios", "explorer"},
+		"SelectLocksInCaseOrder":  {"scenarios", "explorer"},
 	},
 }
 

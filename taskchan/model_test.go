@@ -304,6 +304,9 @@ func (m *chanModel) check(t *rapid.T, step string) {
 		}
 		t.Fatalf("after %s the results differ: %v; program %v", step, diff, m.ops)
 	}
+	if err := m.c.CheckInvariants(); err != nil {
+		t.Fatalf("after %s: %v; program %v", step, err, m.ops)
+	}
 	if n, gn := m.c.Len(), len(m.gc); n != gn {
 		t.Fatalf("after %s Len is %d, the Go channel's %d; program %v", step, n, gn, m.ops)
 	}

@@ -25,9 +25,24 @@ var scenarios = []scenario{
 	{Name: "select-dequeues-on-wake", Targets: "SelectLeavesStaleWaiter", Run: scenarioSelectDequeues},
 	{Name: "select-fires-once", Targets: "SelectNoDoneCAS", Run: scenarioSelectFiresOnce},
 	{Name: "close-releases-senders", Targets: "CloseSkipsSenders", Run: scenarioCloseReleasesSenders},
-	{Name: "recv-takes-parked-sender", Targets: "RecvNoDirectHandoff", Run: scenarioRecvTakesParkedSender},
+	{Name: "recv-takes-parked-sender", Targets: "RecvFullSkipsSender", Run: scenarioRecvTakesParkedSender},
 	{Name: "send-hands-value", Targets: "SendWakesWithoutHandoff", Run: scenarioSendHandsValue},
 	{Name: "waiters-fifo", Targets: "WaitqLIFO", Run: scenarioWaitersFIFO},
+	{Name: "select-lock-order", Targets: "SelectLocksInCaseOrder", Run: scenarioSelectLockOrder},
+}
+
+// scenarioSelectLockOrder: a select locks its channels in one global
+// order (by id), whatever its case order, each channel once.
+func scenarioSelectLockOrder() error {
+	a, b := taskchan.Make[int](0), taskchan.Make[string](0)
+	if a.ID() >= b.ID() {
+		return fmt.Errorf("ids %d, %d: want them in the order made", a.ID(), b.ID())
+	}
+	got := taskchan.LockOrder(b.RecvCase(nil), a.SendCase(1), b.SendCase("x"))
+	if want := []uint64{a.ID(), b.ID(), b.ID()}; fmt.Sprint(got) != fmt.Sprint(want) {
+		return fmt.Errorf("a select of cases on b, a, b locks %v, want %v (by id)", got, want)
+	}
+	return nil
 }
 
 // outside runs f on a goroutine that is not a task and returns a channel

@@ -80,18 +80,7 @@ func Select(t executor.Task, cases ...Case) (chosen int, recvOK bool) {
 		poll[i] = poll[j]
 		poll[j] = idx[i]
 	}
-	// The lock order: by channel id, each channel once (sellock).
-	lock := slices.Clone(idx)
-	slices.SortStableFunc(lock, func(a, b int) int {
-		x, y := cases[a].op.base().id, cases[b].op.base().id
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	})
+	lock := lockOrder(cases, idx)
 	if len(idx) == 0 {
 		if dflt >= 0 {
 			return dflt, false
@@ -129,8 +118,11 @@ func Select(t executor.Task, cases ...Case) (chosen int, recvOK bool) {
 	g.park()
 
 	// Pass 3: take the waiters of the cases that did not fire out of their
-	// queues; the fired one's was dequeued by its waker.
+	// queues; the fired one's was dequeued by its waker. The done word is
+	// reset first, as selectgo resets g.selectDone for the g's next select
+	// (this one's waiters are unreachable once dequeued, under the locks).
 	sellock(cases, lock)
+	g.done.Store(0)
 	for _, i := range lock {
 		if i != g.fired && mutant != selectLeavesStaleWaiter {
 			cases[i].op.dequeue()
@@ -142,6 +134,28 @@ func Select(t executor.Task, cases ...Case) (chosen int, recvOK bool) {
 		panic(errSendClosed)
 	}
 	return g.fired, ok
+}
+
+// lockOrder is the order a select locks the channels of the cases idx
+// in: by channel id, stable, so that a channel in two cases is locked once
+// and its waiters are queued in case order (sellock's heap sort by
+// address).
+func lockOrder(cases []Case, idx []int) []int {
+	lock := slices.Clone(idx)
+	if mutant == selectLocksInCaseOrder {
+		return lock
+	}
+	slices.SortStableFunc(lock, func(a, b int) int {
+		x, y := cases[a].op.base().id, cases[b].op.base().id
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	return lock
 }
 
 // sellock locks the cases' channels in lock order, each once. It mirrors
@@ -222,9 +236,11 @@ func (rc *recvCase[T]) base() *hchan {
 
 func (rc *recvCase[T]) poll() (done bool, wake *gwait, recvOK, closedSend bool) {
 	c := rc.c
-	if s := c.dequeue(&c.sendq); s != nil {
-		rc.put(c.takeFrom(s))
-		return true, s.g, true, false
+	if mutant != recvFullSkipsSender || c.count == 0 {
+		if s := c.dequeue(&c.sendq); s != nil {
+			rc.put(c.takeFrom(s))
+			return true, s.g, true, false
+		}
 	}
 	if c.count > 0 {
 		rc.put(c.bufGet())

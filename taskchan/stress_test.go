@@ -18,7 +18,7 @@ import (
 // take them by Recv, TryRecv and a select over both; the channels close
 // when the producers are done. Every id must be received exactly once
 // (internal/exactlyonce), and no waiter may be left. A million ids in long
-// mode, 20,000 under -short.
+// mode, 10,000 under -short (at 1 P and at 2).
 
 // stressConfig is one stress run.
 type stressConfig struct {
@@ -26,7 +26,7 @@ type stressConfig struct {
 }
 
 func stressDefault() stressConfig {
-	n := 20_000
+	n := 10_000
 	if explore.Long() {
 		n = 1_000_000
 	}
