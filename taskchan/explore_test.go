@@ -186,7 +186,7 @@ var xScenarios = []xScenario{
 		// head and moves the parked sender's value in (recv), so a sender
 		// never waits beside room (checked under the lock after each
 		// receive) and the values come out in order.
-		name:	  "recv-vs-full-buffer",
+		name:      "recv-vs-full-buffer",
 		mustReach: []string{"sender parked"},
 		build: func() explore.Run {
 			c := taskchan.Make[int](1)
@@ -230,7 +230,7 @@ var xScenarios = []xScenario{
 		// (one receiving from both, one sending on both): both lock in the
 		// channels' order, so neither can hold one lock while waiting for
 		// the other's; one fires the other.
-		name:	  "two-selects-opposite-order",
+		name:      "two-selects-opposite-order",
 		mustReach: []string{"select parked"},
 		build: func() explore.Run {
 			a, b := taskchan.Make[int](0), taskchan.Make[int](0)

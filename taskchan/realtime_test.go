@@ -230,7 +230,9 @@ func TestRealtimeUnderContention(t *testing.T) {
 // by a task's send, in the sender's runnext.
 func TestParkedReceiversCostNoM(t *testing.T) {
 	const procs, n = 2, 1000
-	e := newExec(t, executor.Config{Procs: procs})
+	// A slice of a minute: sysmon does not take the sender's P while the
+	// receivers it readies queue up behind it, so every ready is local.
+	e := newExec(t, executor.Config{Procs: procs, Slice: executor.MaxSlice})
 	cs := make([]*taskchan.Chan[int], n)
 	var got atomic.Int64
 	for i := range cs {
