@@ -118,6 +118,50 @@ var parkCases = []exploreCase{
 	},
 }
 
+// parkRetakeCase: sysmon's retake races the park on the only P: the
+// submitting thread plays sysmon (three rounds of retakeAll a slice apart,
+// with a task queued behind the parking one: the first round looks, the
+// second asks, the third retakes a P still in pTask), then readies the
+// task from outside. A park whose claim of its P fails takes gopark's
+// no-P path (it keeps its P-less M, swapped at the resume); MustReach
+// asks for that side and for the park that hands its P on.
+var parkRetakeCase = exploreCase{
+	name: "park-vs-retake", procs: 1, extraM: 1, spares: 1, slice: 100 * time.Microsecond, tasks: 2,
+	submit: func(e *Executor, ran []atomicx.Int32) {
+		awaitSpares(e, 1)
+		var kn atomicx.Note
+		explore.Name(&kn, "waker")
+		var k Waker
+		_ = e.Go(func(t Task) {
+			k = t.Waker()
+			kn.Wakeup()
+			t.Park(k)
+			if e.ps[0].stats.taskParks.Load() == 0 && e.ps[0].stats.earlyReadies.Load() == 0 {
+				explore.Reached("parked without a P")
+			} else if e.ps[0].stats.taskParks.Load() != 0 {
+				explore.Reached("parked with its P")
+			}
+			ran[0].Add(1)
+		})
+		_ = e.Go(count(ran, 1))
+		kn.Sleep()
+		now := atomicx.Nanotime()
+		for i := range int64(3) {
+			e.retakeAll(now + i*int64(e.cfg.Slice))
+		}
+		k.Ready(Task{})
+	},
+}
+
+// retakeOptions: at bound 1 park-vs-retake's two Ms, spare and sysmon
+// rounds pass 100,000 executions (160 s at load 10, every one correct), so
+// it runs PCT's 1000 executions from a fixed seed (the same executions
+// each run) with both sides of the race required.
+func retakeOptions() explore.Options {
+	return explore.Options{Name: "executor-" + parkRetakeCase.name, Mode: explore.PCT, Seed: 1, MaxExecutions: 1000,
+		MustReach: []string{"parked without a P", "parked with its P"}}
+}
+
 // parkCloseCase: Close races a park and its ready on the only P: the
 // task spawns b with its Waker and parks (the spare takes the P, runs b,
 // whose Ready puts the task's token in runnext, and resumes it), while
@@ -152,12 +196,18 @@ func TestExplorePark(t *testing.T) {
 	t.Run(parkCloseCase.name, func(t *testing.T) {
 		explore.Check(t, exploreOptions(parkCloseCase), parkCloseCase.run)
 	})
+	t.Run(parkRetakeCase.name, func(t *testing.T) {
+		explore.Check(t, retakeOptions(), parkRetakeCase.run)
+	})
 }
 
 // ExplorePark runs the park scenario named name at bound 1 for the kill
 // matrix, with its MustReach; applicable is false without -tags
 // schedcheck.
 func ExplorePark(name string) (applicable bool, err error) {
+	if name == parkRetakeCase.name {
+		return exploreCell(name, retakeOptions(), parkRetakeCase.run, true)
+	}
 	for _, c := range append(parkCases, parkCloseCase) {
 		if c.name == name {
 			opts := exploreOptions(c)
