@@ -77,12 +77,20 @@
 //	futures completed and waited in random orders    TestModel (rapid, in synctest bubbles)
 //	  against a sequential model (tasks, outside
 //	  waiters, Ready channels, All)
-//	each result to every waiter exactly once         TestStress (-race)
-//	complete against wait, two waiters against it    TestExplore (-tags schedcheck; MustReach
-//	                                                 fast path, early ready, parked)
-//	10k tasks waiting cost no M                      TestTenThousandWaitersNoM
-//	real runtime, GOMAXPROCS 1 and 2, outside load   TestRealtimeFanIn (health ticker)
+//	each result to every waiter exactly once         TestStress (-race; 1k futures under -short,
+//	  (3 tasks and a run-of-8 All per future)         100k in long mode, at 1, 2 and 4 Ps)
+//	complete against wait, two waiters (one with a   TestExplore (-tags schedcheck, waiters are
+//	  Ready channel) against it                      explorer threads with a test waker; MustReach
+//	                                                 no park, ready before park, parked)
+//	10k tasks waiting cost no M (Ms <= Procs+2)      TestTenThousandWaitersNoM (1k under -short)
+//	real runtime, GOMAXPROCS 1 and 2, outside load:  TestRealtimeFanIn (long mode; health ticker,
+//	  a waiter resumes soon after its result         a busy child per core)
 //	seeded mutants, each caught twice                TestKillMatrix (-tags schedmutant)
+//
+// The explorer runs the future's own protocol with the explorer's threads
+// as waiters; the executor's park and ready beneath it are checked by the
+// executor's explorer scenarios and proofs/tla/ParkReady.tla. The future
+// has no TLA+ spec and no fuzz target of its own.
 //
 // The seeded mutants (mutation.go): WakeFirstOnly (set readies only the
 // first waiter, semrelease's one-waiter shape where close's all-waiters is
