@@ -38,7 +38,7 @@
 //	              parking and handoff
 //	FuzzTimers    timers.Heap of 1 to 4 Ps: Add, Reset (moving a timer between
 //	              heaps), Stop, Run, an idle P's Run of the next P's heap,
-//	              funcs that re-arm their timer; sequential only for now
+//	              funcs that re-arm their timer
 //
 // # Interleaved targets: the bytes choose the schedule too
 //
@@ -76,6 +76,11 @@
 //	                         running spinning's executor loop, each starting
 //	                         parked, looking, having found nothing, or
 //	                         handing off
+//	FuzzTimersInterleaved    2-3 Ps sharing 3 timers armed on heap 0 at
+//	                         setup whens: Add, Reset, Stop of any timer, Run
+//	                         of the thread's heap, a steal pass's Run of the
+//	                         next; each arming fired, stopped or stopped at
+//	                         the end, exactly once, none early
 //
 // Each execution is judged when every thread has returned. A call is stamped
 // where it really starts and ends: each op first loads a gate cell (a

@@ -14,6 +14,7 @@ import (
 	"github.com/schedkit/schedkit/runnext"
 	"github.com/schedkit/schedkit/spinning"
 	"github.com/schedkit/schedkit/stealing"
+	"github.com/schedkit/schedkit/timers"
 )
 
 // With -tags schedmutant, SCHEDKIT_MUTATION=<Name> runs every target of
@@ -43,6 +44,7 @@ var ivComponents = []struct {
 	{"globalq", globalq.Mutations, globalq.SetMutation},
 	{"stealing", stealing.Mutations, stealing.SetMutation},
 	{"spinning", spinning.Mutations, spinning.SetMutation},
+	{"timers", timers.Mutations, timers.SetMutation},
 }
 
 // setAnyMutation selects the mutation called name ("<Name>" if only one
