@@ -137,7 +137,7 @@
 //
 //	unit tests             timer_test.go, scenarios_test.go, example_test.go
 //	state machine (rapid)  model_test.go           TestTimersModel (two heaps against sorted lists)
-//	fuzz target            ../fuzz/timers_fuzz_test.go  FuzzTimers (sequential; no interleaved target yet)
+//	fuzz targets           ../fuzz/timers_fuzz_test.go  FuzzTimers, ../fuzz/timers_interleaved_test.go FuzzTimersInterleaved
 //	race stress            stress_test.go          TestStressExactlyOnce (a watchdog per run)
 //	explorer               explore_test.go         TestExploreTimers (-tags schedcheck, bound 2)
 //	linearizability        none: the stress and the explorer judge each arming's fate instead
