@@ -82,13 +82,20 @@
 //     whens in any order) and stops at the first unexpired one or at max.
 //   - The count and earliest-when cells are stored under the lock after
 //     every change, so whenever the lock is free they equal the heap's
-//     length and its top's when (0: empty). Next therefore never reports a
-//     time later than a timer the heap held when the load took place: an
-//     M that parks until Earliest misses no timer armed before its load.
+//     length and its top's when (0: empty). Each change takes effect at its
+//     store of the cells, so a Next that starts after an Add (or Reset)
+//     has returned reports that arming's when or an earlier one, unless it
+//     has fired or been stopped since: an M that parks until Earliest
+//     misses no timer armed before its loads (one armed after them is the
+//     executor's to wake it for, below).
 //   - A func runs with no lock held, after its arming was claimed; a heap
 //     clears the slot of every entry it removes, so it keeps no stopped or
 //     fired timer reachable.
 //   - A when below 1 is stored as 1: 0 is Next's "no timer".
+//   - Memory: an entry is 16 bytes; a heap's slice grows to the most
+//     timers it has held at once and is not shrunk (as the runtime's), and
+//     once grown, Add, Stop, Reset and Run allocate nothing. A Timer is
+//     64 bytes on 64-bit; embed it (Init) to spare an allocation per timer.
 //
 // # Misuse
 //
