@@ -183,6 +183,26 @@ func TestUsageNeedsNoModule(t *testing.T) {
 // TestDemoTableColumnsSum: every column's "all" is the sum of the rows above
 // it, PARKS included: the parks of Ms that held no P have a row of their
 // own ("no P"), where before the total held them and no row did.
+// TestDemoMaxBlocking: with -maxblocking 2 the reads past the cap park
+// their tasks (WAITS) instead of taking Ms: the run makes at most Procs +
+// the cap + 1 Ms, and hashes the same tree.
+func TestDemoMaxBlocking(t *testing.T) {
+	root := smallTree(t)
+	want, _ := demoDigest(t, "-dir", root, "-quiet", "-procs", "2")
+	got, out := demoDigest(t, "-dir", root, "-quiet", "-procs", "2", "-blocking", "-maxblocking", "2")
+	assert.Equal(t, want, got)
+	m := regexp.MustCompile(`on 2 Ps and (\d+) Ms`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+	ms, _ := strconv.Atoi(m[1])
+	assert.LessOrEqual(t, ms, 2+2+1, "Ms with at most 2 reads in progress:\n%s", out)
+	w := regexp.MustCompile(`(?m)^\s+all(?:\s+\d+){11}\s+(\d+)\s*$`).FindStringSubmatch(out)
+	require.NotNil(t, w, out)
+	assert.NotEqual(t, "0", w[1], "no read waited for the cap:\n%s", out)
+	var o, e strings.Builder
+	assert.Equal(t, 2, runDemo([]string{"-maxblocking", "-1"}, &o, &e))
+	assert.Contains(t, e.String(), "-maxblocking -1: want 0 (no cap) or more")
+}
+
 func TestDemoTableColumnsSum(t *testing.T) {
 	_, out := demoDigest(t, "-files", "60", "-procs", "2", "-quiet", "-blocking")
 	var header []string

@@ -26,14 +26,16 @@ import (
 )
 
 // Usage is demo's -h text.
-const Usage = `usage: schedkit demo [-dir PATH] [-procs N] [-trace FILE] [-files N] [-blocking] [-quiet] [-prom]
+const Usage = `usage: schedkit demo [-dir PATH] [-procs N] [-trace FILE] [-files N] [-blocking] [-maxblocking N] [-quiet] [-prom]
 
 Hashes a directory tree in parallel on the executor: a task per directory
 and per file, a group per directory whose Wait runs its children while it
 waits, every read inside Task.Syscall (the P stays with a read that returns
 within 20µs, and sysmon hands it off from one that takes longer while work
 waits), or with -blocking inside Task.Blocking (the P is handed off before
-every read). Prints the files, bytes and a digest of the whole tree (SHA-256
+every read). With -maxblocking N at most N reads are in progress at once:
+a read past the cap parks its task (no M) until one returns, so the Ms
+made stay near Procs+N. Prints the files, bytes and a digest of the whole tree (SHA-256
 of each directory's sorted entries, the same on every run for the same
 tree), then the per-P stats. Without -dir it generates a tree of -files
 small files in a temporary directory and removes it afterwards.`
@@ -41,6 +43,7 @@ small files in a temporary directory and removes it afterwards.`
 // Example is demo's -h example.
 const Example = `  go run ./cmd/schedkit demo
   go run ./cmd/schedkit demo -dir "$(go env GOROOT)/src" -procs 4
+  go run ./cmd/schedkit demo -blocking -maxblocking 4
   go run ./cmd/schedkit demo -trace demo.trace && go tool trace demo.trace
   go run ./cmd/schedkit demo -prom | grep '^schedkit_tasks_total'`
 
@@ -190,6 +193,7 @@ type Options struct {
 	Trace    string
 	Files    int
 	Blocking bool
+	MaxBlock int
 	Quiet    bool
 	Prom     bool
 }
@@ -202,6 +206,7 @@ func Register(fs *flag.FlagSet) *Options {
 	fs.StringVar(&o.Trace, "trace", "", "write a runtime/trace of the run to this file (`go tool trace FILE`)")
 	fs.IntVar(&o.Files, "files", 3000, "without -dir: how many files the generated tree has")
 	fs.BoolVar(&o.Blocking, "blocking", false, "read with Task.Blocking (hand the P off before every read) instead of Task.Syscall")
+	fs.IntVar(&o.MaxBlock, "maxblocking", 0, "at most this many reads in progress at once; a read past it parks its task (Config.MaxBlocking; 0: no cap)")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no progress line (it is off anyway when stderr is not a terminal)")
 	fs.BoolVar(&o.Prom, "prom", false, "at the end, print the Prometheus text a scrape of metrics/prom's collector returns (runs cmd/schedkit/demoprom, which builds the Prometheus client)")
 	return o
@@ -229,6 +234,10 @@ func Run(o Options, stdout, stderr io.Writer, scrape Scrape) int {
 	}
 	if o.Files < 1 {
 		fmt.Fprintf(stderr, "schedkit demo: -files %d: want at least 1\n", o.Files)
+		return 2
+	}
+	if o.MaxBlock < 0 {
+		fmt.Fprintf(stderr, "schedkit demo: -maxblocking %d: want 0 (no cap) or more\n", o.MaxBlock)
 		return 2
 	}
 
@@ -261,7 +270,7 @@ func Run(o Options, stdout, stderr io.Writer, scrape Scrape) int {
 		}
 	}
 
-	e, err := executor.New(executor.Config{Procs: o.Procs})
+	e, err := executor.New(executor.Config{Procs: o.Procs, MaxBlocking: o.MaxBlock})
 	if err != nil {
 		if tf != nil {
 			trace.Stop()
@@ -382,14 +391,16 @@ func printProcTable(w io.Writer, s executor.Stats) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, p.Tasks, p.RunnextHits, p.RingGets,
 			p.GlobalGets+p.GlobalBatchTasks, p.Steals, p.Stolen, p.Handoffs, p.Retakes, p.Helped, p.Parks, p.SpinStarts, p.TaskParks)
 	}
-	var parks uint64
+	var parks, waits uint64
 	for i, p := range s.Procs {
 		line(strconv.Itoa(i), p)
 		parks += p.Parks
+		waits += p.TaskParks
 	}
-	// Total.Parks also counts the parks of Ms that held no P (Stats): a
-	// row of their own, so that every column's "all" is the sum above it.
-	fmt.Fprintf(tw, "no P	-	-	-	-	-	-	-	-	-	%d	-	-	\n", s.Total.Parks-parks)
+	// Total.Parks also counts the parks of Ms that held no P, and
+	// Total.TaskParks those of tasks that held none (Stats): a row of
+	// their own, so that every column's "all" is the sum above it.
+	fmt.Fprintf(tw, "no P	-	-	-	-	-	-	-	-	-	%d	-	%d	\n", s.Total.Parks-parks, s.Total.TaskParks-waits)
 	line("all", s.Total)
 	tw.Flush()
 }
