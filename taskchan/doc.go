@@ -66,8 +66,11 @@
 // channel has no waiters. A waiter is readied exactly once: a plain one by
 // the operation that dequeues it, a select's by the one that wins its done
 // word's CAS (0 -> 1), every other dequeuer skipping it. A select that
-// wakes dequeues its waiters from every other case's channel before it
-// returns, so no waiter of it outlives it.
+// wakes locks its channels again, resets its done word (as selectgo does)
+// and dequeues its waiters from every other case's channel before it
+// returns, so no waiter of it outlives it. A select locks its channels in
+// one global order (by id; a channel in two cases once), so two selects
+// never wait for each other's locks.
 //
 // # The runtime functions each piece mirrors (runtime/chan.go, select.go)
 //
@@ -88,11 +91,19 @@
 //
 // # Checks
 //
-// Unit tests translated from runtime/chan_test.go, a rapid state machine
-// against a real Go channel (operations from tasks and from outside
-// goroutines), a race stress test judged by internal/exactlyonce,
-// real-runtime tests at GOMAXPROCS 1 and 2 under outside load (verdicts by
-// what the machine did, internal/realtime's health ticker), explorer
-// scenarios under -tags schedcheck, and seeded mutants (mutation.go, build
-// tag schedmutant) in a kill matrix (killmatrix_test.go).
+// Unit tests translated from runtime/chan_test.go (TestChan, TestSelfSelect,
+// TestSelectStress, TestNonblockRecvRace, TestMultiConsumer) and misuse
+// panics compared with a Go channel's; a rapid state machine against a
+// real Go channel (operations from tasks and from outside goroutines, both
+// sides let settle by what blocked, never by the clock); an exactly-once
+// race stress; explorer scenarios under -tags schedcheck (close against
+// parked receivers and senders, a select against two senders, a send
+// against a select's wake and dequeue, FIFO waiters, a receive from a full
+// buffer, two selects in opposite case orders), with outside goroutines as
+// the threads; fixed scenarios; real-runtime checks at GOMAXPROCS 1 and 2
+// and under outside load (runtime/proc_test.go's TestPingPongHog with a
+// task channel between each pair, a parked task's P going on with queued
+// work) judged beside internal/realtime's health ticker; and seeded
+// mutants (mutation.go, build tag schedmutant, named as
+// proofs/tla/TaskChan.tla's) in a kill matrix (killmatrix_test.go).
 package taskchan

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/schedkit/schedkit/executor"
-	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/internal/realtime"
 	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/taskchan"
@@ -45,7 +44,7 @@ const rtBound = 25 * executor.DefaultSlice
 const rtWindow = 2 * rtBound
 
 func rtRounds() int {
-	if explore.Long() {
+	if long() {
 		return 20
 	}
 	return 1
@@ -55,7 +54,7 @@ func rtRounds() int {
 // pairs of pingpong-hog on one P, at one Go P and at two; long mode adds
 // two Ps.
 func rtConfigs() [][2]int {
-	if explore.Long() {
+	if long() {
 		return [][2]int{{1, 1}, {2, 1}, {2, 2}}
 	}
 	return [][2]int{{1, 1}, {2, 1}}
@@ -189,6 +188,9 @@ func rtParkedP(procs int, giveUp time.Duration) realtime.Sample {
 }
 
 func runRealtime(t *testing.T, name string, configs [][2]int, round func(procs int, giveUp time.Duration) realtime.Sample) {
+	if schedcheckBuild {
+		t.Skip("the real-time layer runs in the plain build (the test command's race step)")
+	}
 	for _, c := range configs {
 		t.Run(fmt.Sprintf("%s/gomaxprocs=%d/procs=%d", name, c[0], c[1]), func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c[0]))
@@ -213,12 +215,15 @@ func TestRealtime(t *testing.T) {
 // TestRealtimeUnderContention runs them again beside a busy child process
 // on every core (internal/realtime's child mode of this binary).
 func TestRealtimeUnderContention(t *testing.T) {
+	if schedcheckBuild {
+		t.Skip("the real-time layer runs in the plain build (the test command's race step)")
+	}
 	busy, err := realtime.Contend(runtime.NumCPU(), 10*time.Minute)
 	require.NoError(t, err)
 	defer busy.Stop()
 	t.Logf("%d busy child processes", busy.Len())
 	configs := rtConfigs()
-	if !explore.Long() {
+	if !long() {
 		configs = configs[:1] // one Go P, the pairs on one P: the shape where load matters most
 	}
 	runRealtime(t, "pingpong-hog", configs, pingPongHog)

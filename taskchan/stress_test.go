@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/schedkit/schedkit/executor"
-	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/internal/exactlyonce"
 	"github.com/schedkit/schedkit/taskchan"
 )
@@ -27,7 +26,7 @@ type stressConfig struct {
 
 func stressDefault() stressConfig {
 	n := 10_000
-	if explore.Long() {
+	if long() {
 		n = 1_000_000
 	}
 	return stressConfig{items: n, producers: 4, consumers: 4, procs: 2}
