@@ -159,3 +159,32 @@ func TestMaxBlockingConfig(t *testing.T) {
 	assert.Contains(t, err.Error(), "MaxBlocking")
 	assert.False(t, errors.Is(err, executor.ErrClosed))
 }
+
+// TestMaxBlockingRealMs: on the real runtime, 40 tasks block in Blocking
+// and Syscall calls with the cap at 4: once 36 wait (Stats.BlockingWaiting,
+// waited for without a time verdict), the Ms are at most Procs + 4, where
+// without the cap each call would hold an M of its own.
+func TestMaxBlockingRealMs(t *testing.T) {
+	const n, k = 40, 4
+	e := newExec(t, executor.Config{Procs: 2, MaxBlocking: k})
+	release := make(chan struct{})
+	for i := range n {
+		require.NoError(t, e.Go(func(t executor.Task) {
+			call := t.Blocking
+			if i%2 == 1 {
+				call = t.Syscall
+			}
+			_ = call(func() { <-release })
+		}))
+	}
+	for s := e.Stats(); s.BlockingWaiting != n-k && s.Ms <= e.Procs()+k; s = e.Stats() {
+		time.Sleep(time.Millisecond) // until they wait, or an M too many shows
+	}
+	s := e.Stats()
+	assert.LessOrEqual(t, s.Ms, e.Procs()+k, "Ms with %d calls blocked under a cap of %d", n, k)
+	close(release)
+	require.NoError(t, e.Close())
+	s = e.Stats()
+	assert.Equal(t, uint64(n-k), s.BlockingWaits)
+	assert.Zero(t, s.BlockingWaiting)
+}
