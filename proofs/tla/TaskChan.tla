@@ -63,8 +63,12 @@ CONSTANTS
 \*   SelectLocksInCaseOrder   (scenario locks) sellock takes a select's
 \*                            channel locks in its case order, not in the
 \*                            global order: two selects deadlock
+\*   SendWakesWithoutHandoff  a send to a parked receiver readies it as
+\*                            successful without writing its slot
+\*   WaitqLIFO                a waiter joins the head of its queue
 Mutants == {"none", "SelectLeavesStaleWaiter", "CloseSkipsSenders",
-            "RecvFullSkipsSender", "SelectNoDoneCAS", "SelectLocksInCaseOrder"}
+            "RecvFullSkipsSender", "SelectNoDoneCAS", "SelectLocksInCaseOrder",
+            "SendWakesWithoutHandoff", "WaitqLIFO"}
 
 ASSUME /\ Cap \in 1..2 /\ Scenario \in {"small", "long", "locks"} /\ Mutant \in Mutants
 
@@ -121,10 +125,11 @@ VARIABLES
     dready,   \* a ready found its task not parked
     lateSend, \* a parked sender's value was taken from a closed channel
     lk,       \* lk[c]: the task holding channel c's lock (scenario locks)
-    sl        \* sl[t]: the locks t's sellock holds (scenario locks)
+    sl,       \* sl[t]: the locks t's sellock holds (scenario locks)
+    arr       \* the tasks that have enqueued a sudog and not yet woken, in order
 
 vars == <<pc, ip, buf, recvq, sendq, closed, slot, succ, param, sdone, got, taken,
-          sentOK, wins, dready, lateSend, lk, sl>>
+          sentOK, wins, dready, lateSend, lk, sl, arr>>
 
 Init ==
     /\ pc = [t \in Tasks |-> "run"] /\ ip = [t \in Tasks |-> 1]
@@ -137,6 +142,7 @@ Init ==
     /\ sentOK = {} /\ wins = [t \in Tasks |-> 0]
     /\ dready = FALSE /\ lateSend = FALSE
     /\ lk = [c \in Chans |-> None] /\ sl = [t \in Tasks |-> 0]
+    /\ arr = <<>>
 
 Op(t) == Prog(t)[ip[t]]
 Running(t) == pc[t] = "run" /\ ip[t] <= Len(Prog(t))
@@ -163,6 +169,9 @@ Ready(r) ==
 
 Next1(t) == ip' = [ip EXCEPT ![t] = @ + 1]
 
+\* waitq.enqueue: at the tail (the mutant WaitqLIFO: at the head).
+Enq(q, s) == IF Mutant = "WaitqLIFO" THEN <<s>> \o q ELSE Append(q, s)
+
 (***************************************************************************)
 (* chansend's critical section for task t: <<"send", c, v>>.               *)
 (***************************************************************************)
@@ -177,7 +186,8 @@ Send(t) ==
          THEN LET s == recvq[c][FirstLive(recvq[c])]  r == s[1] IN
               /\ recvq' = [recvq EXCEPT ![c] = AfterDeq(@)]
               /\ sdone' = DoneAfter(s)
-              /\ slot' = [slot EXCEPT ![r] = v] /\ succ' = [succ EXCEPT ![r] = TRUE]
+              /\ slot' = [slot EXCEPT ![r] = IF Mutant = "SendWakesWithoutHandoff" THEN 0 ELSE v]
+              /\ succ' = [succ EXCEPT ![r] = TRUE]
               /\ param' = [param EXCEPT ![r] = c]
               /\ wins' = IF s[2] THEN [wins EXCEPT ![r] = @ + 1] ELSE wins
               /\ taken' = [taken EXCEPT ![c] = Append(@, v)]
@@ -191,7 +201,7 @@ Send(t) ==
               /\ recvq' = [recvq EXCEPT ![c] = <<>>]
               /\ sentOK' = sentOK \cup {v} /\ Next1(t)
               /\ UNCHANGED <<pc, sendq, slot, succ, param, sdone, taken, wins, dready>>
-       ELSE /\ sendq' = [sendq EXCEPT ![c] = Append(@, SG(t, FALSE, v))]
+       ELSE /\ sendq' = [sendq EXCEPT ![c] = Enq(@, SG(t, FALSE, v))]
             /\ recvq' = [recvq EXCEPT ![c] = <<>>]
             /\ pc' = [pc EXCEPT ![t] = "parked"]
             /\ UNCHANGED <<ip, buf, slot, succ, param, sdone, taken, sentOK, wins, dready>>
@@ -241,7 +251,7 @@ Recv(t) ==
     /\ LET c == Op(t)[2] IN
        IF RecvReady(c)
          THEN RecvNow(t, c, FALSE) /\ UNCHANGED <<recvq, slot, param>>
-         ELSE /\ recvq' = [recvq EXCEPT ![c] = Append(@, SG(t, FALSE, 0))]
+         ELSE /\ recvq' = [recvq EXCEPT ![c] = Enq(@, SG(t, FALSE, 0))]
               /\ pc' = [pc EXCEPT ![t] = "parked"]
               /\ UNCHANGED <<ip, buf, sendq, slot, succ, param, sdone, got, taken,
                              sentOK, wins, dready, lateSend>>
@@ -258,7 +268,7 @@ Select(t) ==
          THEN \E c \in SelChans :
                 /\ RecvReady(c)
                 /\ RecvNow(t, c, TRUE) /\ UNCHANGED <<recvq, slot, param>>
-         ELSE /\ recvq' = [c \in Chans |-> IF c \in SelChans THEN Append(recvq[c], SG(t, TRUE, 0))
+         ELSE /\ recvq' = [c \in Chans |-> IF c \in SelChans THEN Enq(recvq[c], SG(t, TRUE, 0))
                                            ELSE recvq[c]]
               /\ sdone' = [sdone EXCEPT ![t] = 0]
               /\ wins' = [wins EXCEPT ![t] = 0]
@@ -341,7 +351,7 @@ SelLock(t) ==
        /\ lk[c] = None
        /\ lk' = [lk EXCEPT ![c] = t] /\ sl' = [sl EXCEPT ![t] = @ + 1]
     /\ UNCHANGED <<pc, ip, buf, recvq, sendq, closed, slot, succ, param, sdone, got,
-                   taken, sentOK, wins, dready, lateSend>>
+                   taken, sentOK, wins, dready, lateSend, arr>>
 OpChan(t) == IF Op(t)[1] \in {"send", "recv", "close"} THEN Op(t)[2] ELSE 0
 \* (IF, not \/: TLC would take every disjunct of an action as a branch.)
 Gate(t) ==
@@ -354,9 +364,16 @@ LockAfter(t) ==
            /\ sl' = [sl EXCEPT ![t] = 0]
       ELSE UNCHANGED <<lk, sl>>
 
+\* The history arr: a task that parks joins its tail; one that wakes
+\* leaves it.
+ArrAfter(t) ==
+    arr' = CASE pc'[t] = "parked" /\ pc[t] # "parked" -> Append(arr, t)
+             [] pc[t] = "readied" /\ pc'[t] # "readied" -> SelectSeq(arr, LAMBDA x : x # t)
+             [] OTHER -> arr
+
 TStep(t) ==
     \/ /\ Send(t) \/ Recv(t) \/ Select(t) \/ Close(t) \/ Wake(t) \/ End(t)
-       /\ Gate(t) /\ LockAfter(t)
+       /\ Gate(t) /\ LockAfter(t) /\ ArrAfter(t)
     \/ SelLock(t)
 
 \* Every task done or panicked: the state stutters. With it in Next, TLC's
@@ -444,6 +461,14 @@ ClosedHasNoWaiters ==
 
 \* A ready always finds its task parked.
 NoDoubleReady == ~dready
+
+\* FIFO waiters: every queue holds its sudogs in the order their tasks
+\* parked (arr), so the first to wait is the first served.
+Pos(t) == CHOOSE i \in DOMAIN arr : arr[i] = t
+InArr(t) == \E i \in DOMAIN arr : arr[i] = t
+OrderedQ(q) ==
+    \A i, j \in DOMAIN q : i < j /\ InArr(q[i][1]) /\ InArr(q[j][1]) => Pos(q[i][1]) < Pos(q[j][1])
+WaitersFIFO == \A c \in Chans : OrderedQ(recvq[c]) /\ OrderedQ(sendq[c])
 
 \* No lock cycle (scenario locks): no two selects each wait in their
 \* sellock for a lock the other holds.
