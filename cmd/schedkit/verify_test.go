@@ -125,7 +125,7 @@ func TestComponentOfByPrefix(t *testing.T) {
 		"Ring": "lfq", "RingSmall": "lfq", "Runnext": "runnext", "RunnextFine": "runnext", "GlobalQ": "globalq",
 		"Steal": "stealing", "Stealing": "stealing", "Spinning": "spinning", "SpinningHandoff": "spinning",
 		"Executor": "executor", "ExecutorSysmon": "executor", "Timers": "timers", "Other": "", "": "",
-		"ParkReady": "executor", "TaskChan": "executor",
+		"ParkReady": "executor", "TaskChan": "taskchan", "TaskChanLocks": "taskchan",
 	} {
 		assert.Equal(t, want, componentOf(name), name)
 	}
