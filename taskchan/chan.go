@@ -81,14 +81,35 @@ type gwait struct {
 // select lock) held, before the waiter is published. It mirrors the
 // acquireSudog and gp.waiting set-up of chansend and selectgo.
 func newWait(t executor.Task, sel bool) *gwait {
+	g := new(gwait)
+	g.start(t, sel)
+	return g
+}
+
+// start is newWait for a gwait allocated by the caller.
+func (g *gwait) start(t executor.Task, sel bool) {
 	if waitHook != nil {
 		waitHook(sel)
 	}
-	g := &gwait{task: t}
+	g.task = t
 	if t != (executor.Task{}) {
 		g.k = t.Waker()
 	}
-	return g
+}
+
+// plainWait is a plain Send's or Recv's blocked operation: its sudog and
+// its gwait in one allocation (a select's sudogs share one gwait).
+type plainWait[T any] struct {
+	s sudog[T]
+	g gwait
+}
+
+// newPlainWait starts t's wait as a plain send (of v) or receive.
+func newPlainWait[T any](t executor.Task, v T) *sudog[T] {
+	w := &plainWait[T]{s: sudog[T]{elem: v}}
+	w.s.g = &w.g
+	w.g.start(t, false)
+	return &w.s
 }
 
 // park blocks until ready: a task parks (gopark), a goroutine sleeps.
@@ -212,7 +233,7 @@ func (c *Chan[T]) Send(t executor.Task, v T) {
 		c.mu.Unlock()
 		return
 	}
-	s := &sudog[T]{g: newWait(t, false), elem: v}
+	s := newPlainWait(t, v)
 	c.sendq.enqueue(s)
 	c.mu.Unlock()
 	s.g.park()
@@ -265,7 +286,8 @@ func (c *Chan[T]) Recv(t executor.Task) (v T, ok bool) {
 		c.mu.Unlock()
 		return v, true
 	}
-	s := &sudog[T]{g: newWait(t, false)}
+	var zero T
+	s := newPlainWait(t, zero)
 	c.recvq.enqueue(s)
 	c.mu.Unlock()
 	s.g.park()
