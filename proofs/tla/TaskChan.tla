@@ -33,6 +33,8 @@
 (* "parked" and a ready makes it "readied" (a ready of a task that is not *)
 (* parked is a double ready, which ParkReady's Ready panics on); the       *)
 (* woken task's own step reads its slot (a select runs its pass 3 there). *)
+(* Go readies a waiter after the unlock; here in the critical section:    *)
+(* the dequeued waiter is on no queue anyone else reaches, so they commute. *)
 (* Tasks run on any P: where a ready puts them (the waker's runnext) is    *)
 (* ParkReady's. Try-forms (select with a default) are the same critical    *)
 (* sections without the park and are left out, as are select send cases  *)
