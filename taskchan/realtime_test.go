@@ -230,11 +230,15 @@ func TestRealtimeUnderContention(t *testing.T) {
 	runRealtime(t, "parked-p", configs, rtParkedP)
 }
 
-// TestParkedReceiversCostNoM: 1000 tasks parked in receives on their own
-// channels cost no M (Stats.Ms stays at most Procs+2), and each is readied
-// by a task's send, in the sender's runnext.
+// TestParkedReceiversCostNoM: 1000 tasks (10,000 in long mode) parked in
+// receives on their own channels cost no M (Stats.Ms stays at most
+// Procs+2), and each is readied by a task's send, in the sender's runnext.
 func TestParkedReceiversCostNoM(t *testing.T) {
-	const procs, n = 2, 1000
+	const procs = 2
+	n := 1000
+	if long() {
+		n = 10_000 // issue 23's target
+	}
 	// A slice of a minute: sysmon does not take the sender's P while the
 	// receivers it readies queue up behind it, so every ready is local.
 	e := newExec(t, executor.Config{Procs: procs, Slice: executor.MaxSlice})
