@@ -39,6 +39,9 @@
 //	FuzzTimers    timers.Heap of 1 to 4 Ps: Add, Reset (moving a timer between
 //	              heaps), Stop, Run, an idle P's Run of the next P's heap,
 //	              funcs that re-arm their timer
+//	FuzzTaskChan  taskchan.Chan of 1 to 4 channels (capacity 0 to 3) beside
+//	              Go channels: TrySend, TryRecv, Close, Len, a select with a
+//	              default, misuse that must panic with Go's message
 //
 // # Interleaved targets: the bytes choose the schedule too
 //
