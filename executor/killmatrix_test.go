@@ -230,6 +230,7 @@ var killConfig = killmatrix.Config{
 		{Name: "parkclose", Deterministic: true, Run: explorePark("park-vs-close"), RealCodeElsewhere: true},
 		{Name: "parksteal", Deterministic: true, Run: explorePark("steal-readied"), RealCodeElsewhere: true},
 		{Name: "parkretake", Deterministic: true, Run: explorePark("park-vs-retake"), RealCodeElsewhere: true},
+		{Name: "parktask", Deterministic: true, Run: explorePark("park-vs-task-ready"), RealCodeElsewhere: true},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer, RealCodeElsewhere: true},
 		{Name: "submitpair", Deterministic: true, Run: killBySubmitPairs},
 		{Name: "room", Deterministic: true, Run: exploreRoom(false), RealCodeElsewhere: true},

@@ -15,8 +15,23 @@ import (
 // holding a P, and Close returns: a lost wakeup shows as a deadlock, a
 // second resume or a resume before the park as a task that runs on with
 // its worker's fields overwritten (two holders of a P, or none).
-// MustReach asks for both sides of the race: the Ready before the commit
+// MustReach asks for both sides of each race: the Ready before the commit
 // (the task goes on, EarlyReadies) and after it (the token is queued).
+//
+//	scenario            race                                      kill-matrix column
+//	park-vs-ready       an outside Ready against the park, 1 P    parkready (bound 1)
+//	steal-readied       P0's M steals the token a task readied    parksteal (no preemption)
+//	                    into P1's runnext
+//	park-vs-close       Close against a park readied by a task    parkclose (bound 1)
+//	park-vs-task-ready  a Ready by a task on the other P against  parktask (PCT, 1000 runs)
+//	                    the commit
+//	park-vs-retake      sysmon's retake against the park's claim  parkretake (PCT, 1000 runs)
+//	                    of its P (gopark's no-P path)
+//
+// At bound 1 the 2-P scenarios and the retake pass 100,000 executions
+// without finishing (over two minutes each at load 10), so they run
+// without preemptions or as PCT from a fixed seed (the same executions
+// each run).
 
 // spareThread makes a worker with no M and returns its goroutine's body
 // for the explorer: the M loop, which finds no M and waits as a spare
@@ -153,13 +168,39 @@ var parkRetakeCase = exploreCase{
 	},
 }
 
+// parkTaskCase: a task on the other P readies the parking task, racing
+// its commit: an early Ready lets it go on with its P; a later one puts
+// its token in the readier's runnext (goready's pSpawn CAS on the
+// readier's P), whose M runs it once the readier ends, or the parker's
+// spare steals it. PCT from a fixed seed, as park-vs-retake (two Ps).
+var parkTaskCase = exploreCase{
+	name: "park-vs-task-ready", procs: 2, spares: 1, tasks: 2,
+	submit: func(e *Executor, ran []atomicx.Int32) {
+		awaitSpares(e, 1)
+		var kn atomicx.Note
+		explore.Name(&kn, "waker")
+		var k Waker
+		_ = e.Go(func(t Task) {
+			k = t.Waker()
+			kn.Wakeup()
+			t.Park(k)
+			parkReached(t)
+			ran[0].Add(1)
+		})
+		_ = e.Go(func(b Task) {
+			kn.Sleep()
+			k.Ready(b)
+			ran[1].Add(1)
+		})
+	},
+}
+
 // retakeOptions: at bound 1 park-vs-retake's two Ms, spare and sysmon
 // rounds pass 100,000 executions (160 s at load 10, every one correct), so
 // it runs PCT's 1000 executions from a fixed seed (the same executions
 // each run) with both sides of the race required.
 func retakeOptions() explore.Options {
-	return explore.Options{Name: "executor-" + parkRetakeCase.name, Mode: explore.PCT, Seed: 1, MaxExecutions: 1000,
-		MustReach: []string{"parked without a P", "parked with its P"}}
+	return pctOptions(parkRetakeCase, "parked without a P", "parked with its P")
 }
 
 // parkCloseCase: Close races a park and its ready on the only P: the
@@ -182,42 +223,38 @@ var parkCloseCase = exploreCase{
 	},
 }
 
-func TestExplorePark(t *testing.T) {
-	for _, c := range parkCases {
-		t.Run(c.name, func(t *testing.T) {
-			opts := exploreOptions(c)
-			opts.MustReach = parkReach
-			if c.name == "steal-readied" {
-				opts = stealOptions(c)
-			}
-			explore.Check(t, opts, c.run)
-		})
+// parkScenarios are every park scenario with the options it runs with.
+func parkScenarios() []struct {
+	c    exploreCase
+	opts explore.Options
+} {
+	ready := exploreOptions(parkCases[0])
+	ready.MustReach = parkReach
+	return []struct {
+		c    exploreCase
+		opts explore.Options
+	}{
+		{parkCases[0], ready},
+		{parkCases[1], stealOptions(parkCases[1])},
+		{parkCloseCase, exploreOptions(parkCloseCase)},
+		{parkTaskCase, pctOptions(parkTaskCase, parkReach...)},
+		{parkRetakeCase, retakeOptions()},
 	}
-	t.Run(parkCloseCase.name, func(t *testing.T) {
-		explore.Check(t, exploreOptions(parkCloseCase), parkCloseCase.run)
-	})
-	t.Run(parkRetakeCase.name, func(t *testing.T) {
-		explore.Check(t, retakeOptions(), parkRetakeCase.run)
-	})
 }
 
-// ExplorePark runs the park scenario named name at bound 1 for the kill
-// matrix, with its MustReach; applicable is false without -tags
-// schedcheck.
-func ExplorePark(name string) (applicable bool, err error) {
-	if name == parkRetakeCase.name {
-		return exploreCell(name, retakeOptions(), parkRetakeCase.run, true)
+func TestExplorePark(t *testing.T) {
+	for _, s := range parkScenarios() {
+		t.Run(s.c.name, func(t *testing.T) { explore.Check(t, s.opts, s.c.run) })
 	}
-	for _, c := range append(parkCases, parkCloseCase) {
-		if c.name == name {
-			opts := exploreOptions(c)
-			switch c.name {
-			case "steal-readied":
-				opts = stealOptions(c)
-			case "park-vs-ready":
-				opts.MustReach = parkReach
-			}
-			return exploreCell(c.name, opts, c.run, true)
+}
+
+// ExplorePark runs the park scenario named name for the kill matrix, with
+// its MustReach (the bound, or PCT's executions, of TestExplorePark's
+// -short run); applicable is false without -tags schedcheck.
+func ExplorePark(name string) (applicable bool, err error) {
+	for _, s := range parkScenarios() {
+		if s.c.name == name {
+			return exploreCell(name, s.opts, s.c.run, true)
 		}
 	}
 	panic("executor: no park scenario " + name)
@@ -228,4 +265,9 @@ func ExplorePark(name string) (applicable bool, err error) {
 // runs without preemptions (every switch at a blocking step or a sleep).
 func stealOptions(c exploreCase) explore.Options {
 	return explore.Options{Name: "executor-" + c.name, Bound: explore.NoPreemption, LongBound: 1, MustReach: []string{"stolen from runnext"}}
+}
+
+// pctOptions: PCT's 1000 executions from seed 1 with reach required.
+func pctOptions(c exploreCase, reach ...string) explore.Options {
+	return explore.Options{Name: "executor-" + c.name, Mode: explore.PCT, Seed: 1, MaxExecutions: 1000, MustReach: reach}
 }
