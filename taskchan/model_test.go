@@ -401,10 +401,12 @@ func withModelHarness(t testing.TB, f func(e *executor.Executor, waits, readies 
 }
 
 func TestChanModel(t *testing.T) {
+	cases := 0
 	withModelHarness(t, func(e *executor.Executor, waits, readies *atomic.Int64) bool {
-		rapid.Check(t, func(rt *rapid.T) { checkChanModel(rt, e, waits, readies) })
+		rapid.Check(t, func(rt *rapid.T) { cases++; checkChanModel(rt, e, waits, readies) })
 		return !t.Failed()
 	})
+	t.Logf("taskchan model: %d checks passed", cases)
 }
 
 // TestChanModelCatches proves the model can fail: it is the kill matrix's
