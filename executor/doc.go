@@ -400,10 +400,12 @@
 //	  stolen; an outside Ready beside busy Ps; a park     noppark, deadline
 //	  with its P retaken (no P); Shutdown's deadline
 //	  with a task parked, readied later
-//	park against Ready (MustReach both sides), Close    park_explore_test.go TestExplorePark
-//	  against a park and its Ready, a readied token       (-tags schedcheck; HandOnBeforeDetach)
-//	  stolen from runnext: every interleaving (bound
-//	  1; the steal without preemptions)
+//	park against an outside Ready and against a         park_explore_test.go TestExplorePark
+//	  task's on the other P (MustReach both sides),       (-tags schedcheck; HandOnBeforeDetach)
+//	  Close against a park and its Ready, a readied
+//	  token stolen from runnext, sysmon's retake
+//	  against the park (MustReach the no-P path):
+//	  bound 1, or no preemption, or PCT from a seed
 //	a parked task's P starts queued work; proc_test's   park_realtime_test.go TestRealtimePark,
 //	  TestPingPongHog with a park/ready mailbox:          TestRealtimeParkUnderContention
 //	  bound 250 ms beside a health ticker, GOMAXPROCS
