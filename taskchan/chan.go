@@ -77,9 +77,10 @@ type gwait struct {
 	fired int
 }
 
-// newWait starts a wait for t (sel: in a select); call it with the channel's lock (or every
-// select lock) held, before the waiter is published. It mirrors the
-// acquireSudog and gp.waiting set-up of chansend and selectgo.
+// newWait starts a wait for t (sel: in a select); call it with the
+// channel's lock (or every select lock) held, before the waiter is
+// published. It mirrors the acquireSudog and gp.waiting set-up of chansend
+// and selectgo.
 func newWait(t executor.Task, sel bool) *gwait {
 	g := new(gwait)
 	g.start(t, sel)
