@@ -264,18 +264,19 @@ func (e *Executor) joinLoop(w *worker, j *Group) {
 		if (w.nest < helpNestCap || mutant == noHelpCap) && e.helpOnce(w) {
 			continue
 		}
-		// Nothing to run: park until b's thief readies w, its P and M
-		// going on meanwhile (park.go). The CAS to joinParked publishes
-		// the Waker; a finish before it leaves b done, and the joiner
-		// goes on without parking.
-		k := waker(w)
-		w.wt.k = k
+		// Nothing to run: hand the P off and sleep until b's thief readies
+		// w. Unlike a Wait's, a Join's park keeps its M: the explorer's
+		// Join races stay within their budget (a spare M for the direct
+		// park multiplied their interleavings by ten), and a Join waits
+		// only for a stolen b.
+		w.wt.k = Waker{}
+		e.giveUpP(w)
 		if mutant == joinParkNoCAS { // the seeded fault: a load, then a store
 			if j.jstate.Load() != joinPending {
 				if joinHook != nil {
 					joinHook("park lost")
 				}
-				unwaker(k)
+				e.reacquire(w)
 				return
 			}
 			j.jstate.Store(joinParked)
@@ -283,13 +284,13 @@ func (e *Executor) joinLoop(w *worker, j *Group) {
 			if joinHook != nil {
 				joinHook("park lost")
 			}
-			unwaker(k)
+			e.reacquire(w)
 			return
 		}
 		if joinHook != nil {
 			joinHook("parked")
 		}
-		e.gopark(w, k.seq)
+		e.park(w)
 	}
 }
 

@@ -527,7 +527,8 @@ func (e *Executor) ready(x *worker, wt *waiter) {
 		wt.note.Wakeup()
 		return
 	}
-	if !wt.k.claim() {
+	parked := wt.k.w != nil // a Wait's park (park.go); a Join's sleep keeps its M
+	if parked && !wt.k.claim() {
 		return // readied before its park's commit: it goes on at once
 	}
 	tok := &wt.w.token
@@ -536,13 +537,17 @@ func (e *Executor) ready(x *worker, wt *waiter) {
 			if spill := p.q.PutNext(tok, p.spill[:0]); len(spill) != 0 {
 				e.overflow(x, p, spill)
 			}
-			e.parked.Add(-1) // after the put, as goready
+			if parked {
+				e.parked.Add(-1) // after the put, as goready
+			}
 			e.wakeQueued()
 			return
 		}
 	}
 	e.global.Put(tok)
-	e.parked.Add(-1)
+	if parked {
+		e.parked.Add(-1)
+	}
 	e.sched.Wakep()
 }
 
