@@ -278,6 +278,7 @@ func (e *Executor) spareGet() (y *worker, fresh bool) {
 // or returns false to end its goroutine (the executor stopped, or enough
 // spares wait already).
 func (e *Executor) spare(w *worker) bool {
+	e.event(EventSpare, -1, w, 0)
 	e.spareMu.Lock()
 	if e.stopped.Load() != 0 || len(e.spares) >= e.spareCap() {
 		e.spareMu.Unlock()

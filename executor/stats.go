@@ -27,13 +27,14 @@ const (
 	EventSpinStop                         // a spinning M stopped spinning (it found work, or gave up its P)
 	EventReacquire                        // a task that gave its P away or lost it holds P again (exitsyscall)
 	EventTaskPark                         // a task parked (Task.Park: gopark) and its P went on
+	EventSpare                            // a worker whose M a resumed task took waits as a spare, or ends (P -1)
 )
 
 var eventNames = [...]string{
 	EventPark: "park", EventUnpark: "unpark", EventHandoff: "handoff", EventRetake: "retake",
 	EventSteal: "steal", EventOverflow: "overflow", EventGlobalBatch: "globalbatch", EventPanic: "panic",
 	EventTaskStart: "taskstart", EventTaskEnd: "taskend", EventSpin: "spin", EventSpinStop: "spinstop",
-	EventReacquire: "reacquire", EventTaskPark: "taskpark",
+	EventReacquire: "reacquire", EventTaskPark: "taskpark", EventSpare: "spare",
 }
 
 func (k EventKind) String() string {
