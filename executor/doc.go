@@ -211,6 +211,13 @@
 // (no lost wakeup, resumed at most once per park, never before parked).
 // Close waits for parked tasks as for running ones: a task parked for ever
 // keeps Close waiting, as a goroutine blocked for ever keeps a WaitGroup.
+// Shutdown's deadline counts a parked task as running: it is not dropped,
+// and one readied after the deadline goes on (with no P) at the later
+// Close. A task that parks holding no P (in Blocking's or Syscall's f, or
+// with its P just retaken) keeps its M while parked, and resumes holding
+// the P of the M that runs its token, so the rest of such an f runs on a P
+// (sysmon retakes it past a slice while work waits). A Join that waits for
+// its stolen b still hands its P off and sleeps with its M; a Wait parks.
 //
 // Each P keeps its timers in a timers.Heap. Task.Sleep parks with the
 // worker's timer armed on its P; the M that runs the timer (the P's holder
