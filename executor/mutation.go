@@ -325,6 +325,9 @@ const (
 	// SysmonSkipsTimers: sysmon never runs expired timers, so with every
 	// P's holder in a long task a timer waits for a task to end.
 	sysmonSkipsTimers
+	// SleepArmsEarly: Sleep arms its timer for half the time asked, so a
+	// task wakes early (time.Sleep's one promise broken).
+	sleepArmsEarly
 	// CapReleasesEarly: a Blocking or Syscall call under Config.MaxBlocking
 	// holds no slot across its func (the count is given back as the call
 	// starts), so N blocked calls make N Ms again.
@@ -355,6 +358,7 @@ var mutationNames = [...]string{
 	readyEarlyQueuesToken:  "ReadyEarlyQueuesToken",
 	noCheckTimers:          "NoCheckTimers",
 	sysmonSkipsTimers:      "SysmonSkipsTimers",
+	sleepArmsEarly:         "SleepArmsEarly",
 	lazyCtxMissesError:     "LazyCtxMissesError",
 	recycleEarly:           "RecycleEarly",
 	noHelpCap:              "NoHelpCap",

@@ -51,6 +51,9 @@ func (t Task) Sleep(d time.Duration) error {
 	e := w.e
 	k := t.Waker()
 	w.sleepK = k
+	if mutant == sleepArmsEarly {
+		d /= 2
+	}
 	e.armOn(w, &w.sleepT, e.now()+int64(d))
 	t.Park(k)
 	return nil
