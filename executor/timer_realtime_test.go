@@ -21,6 +21,7 @@ import (
 // wake depends on the machine's load, so it is logged, not judged: the
 // bubble tests (timer_test.go) judge lateness on an exact clock.
 func TestRealtimeSleepNeverEarly(t *testing.T) {
+	rtSkipChecked(t)
 	for _, contended := range []bool{false, true} {
 		for _, gmp := range []int{1, 2} {
 			t.Run(fmt.Sprintf("GOMAXPROCS=%d/contended=%v", gmp, contended), func(t *testing.T) {
