@@ -164,15 +164,10 @@ func (e *Executor) gopark(w *worker, seq uint64) {
 		// Readied before the commit: go on with the P, no switch.
 		w.sm.Store(sm)
 		w.p.Store(p)
-		w.pk.Store(seq << gStateBits)
-		p.stats.earlyReadies.Add(1)
-		p.status.Store(own(w.id, pTask))
+		e.goOn(w, seq, p)
 		return
 	}
-	e.parked.Add(1)
-	p.stats.taskParks.Add(1)
-	e.event(EventTaskPark, p.id, w, 0)
-	e.handOn(w, sm, p)
+	e.parkedOn(w, sm, p)
 	w.baton.Take()
 	w.pk.Store(seq << gStateBits)
 	if w.p.Load() != nil { // none if woken after shutdown (drainStopped)
@@ -184,6 +179,22 @@ func (e *Executor) gopark(w *worker, seq uint64) {
 			e.startSlice(w)
 		}
 	}
+}
+
+// goOn ends a park readied before its commit: the task goes on with P p,
+// which it holds in pSched, no switch.
+func (e *Executor) goOn(w *worker, seq uint64, p *proc) {
+	w.pk.Store(seq << gStateBits)
+	p.stats.earlyReadies.Add(1)
+	p.status.Store(own(w.id, pTask))
+}
+
+// parkedOn counts w's committed park on p and hands p and sm on.
+func (e *Executor) parkedOn(w *worker, sm *spinning.M, p *proc) {
+	e.parked.Add(1)
+	p.stats.taskParks.Add(1)
+	e.event(EventTaskPark, p.id, w, 0)
+	e.handOn(w, sm, p)
 }
 
 // handOn gives P p, held by w in pSched, and spinning.M sm, which w has let
@@ -322,20 +333,14 @@ func (e *Executor) goparkMutant(w *worker, seq uint64, sm *spinning.M, p *proc) 
 	if mutant == parkChecksAfterPublish {
 		w.sm.Store(nil)
 		w.p.Store(nil)
-		e.parked.Add(1)
-		p.stats.taskParks.Add(1)
-		e.handOn(w, sm, p)
+		e.parkedOn(w, sm, p)
 		w.pk.Store(waiting)
 	} else {
 		if !w.pk.CompareAndSwap(parking, waiting) {
-			w.pk.Store(seq << gStateBits)
-			p.stats.earlyReadies.Add(1)
-			p.status.Store(own(w.id, pTask))
+			e.goOn(w, seq, p)
 			return
 		}
-		e.parked.Add(1)
-		p.stats.taskParks.Add(1)
-		e.handOn(w, sm, p)
+		e.parkedOn(w, sm, p)
 		w.sm.Store(nil)
 		w.p.Store(nil)
 	}
