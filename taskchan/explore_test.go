@@ -16,11 +16,11 @@ import (
 // select's done word's CAS, and the Note a blocked goroutine sleeps on.
 // The threads are outside goroutines (the zero Task), so a wait is the
 // Note and a wake its Wakeup: the channel's whole protocol runs, and a
-// lost wakeup shows as a deadlock, a double wake as a panic. (The
-// executor's own park/ready is explored in executor/; running the real
-// executor's Ms here would need its explorer build hook, which is not
-// exported.) These run only with -tags schedcheck; without it
-// explore.Check skips them.
+// lost wakeup shows as a deadlock, a double wake as a panic. The same
+// channel in real tasks, parking and readied by the executor's Ms run as
+// the explorer's threads (executor.NewExploring), is explore_tasks_test.go.
+// These run only with -tags schedcheck; without it explore.Check skips
+// them.
 
 // xScenario is one scenario: build makes a fresh execution.
 type xScenario struct {
