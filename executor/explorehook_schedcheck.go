@@ -69,17 +69,7 @@ func (x *Exploring) Threads() []func() {
 
 // AwaitSpares waits until the spare workers are listed, so that a task's
 // park finds one (call it in the scenario's thread before a task parks).
-func (x *Exploring) AwaitSpares() {
-	for {
-		x.E.spareMu.Lock()
-		n := len(x.E.spares)
-		x.E.spareMu.Unlock()
-		if n >= x.spares {
-			return
-		}
-		awaitSpawn()
-	}
-}
+func (x *Exploring) AwaitSpares() { x.E.awaitSpares(x.spares) }
 
 // Check reports a goroutine started during the run, and tasks left in the
 // global queue, after Close.

@@ -311,6 +311,22 @@ func (e *Executor) retired(w *worker) {
 	e.spareMu.Unlock()
 }
 
+// awaitSpares waits until n spares are listed: the explorer's scenarios,
+// whose spares are threads started before the run, call it before a task
+// parks (a park that found none would start a goroutine the explorer does
+// not run).
+func (e *Executor) awaitSpares(n int) {
+	for {
+		e.spareMu.Lock()
+		k := len(e.spares)
+		e.spareMu.Unlock()
+		if k >= n {
+			return
+		}
+		awaitSpawn()
+	}
+}
+
 // wakeSpares ends every waiting spare: stop's.
 func (e *Executor) wakeSpares() {
 	e.spareMu.Lock()

@@ -50,16 +50,14 @@ func (e *Executor) spareThread() func() {
 }
 
 // awaitSpares waits until n spares are listed.
-func awaitSpares(e *Executor, n int) {
-	for {
-		e.spareMu.Lock()
-		k := len(e.spares)
-		e.spareMu.Unlock()
-		if k >= n {
-			return
-		}
-		atomicx.Sleep(time.Microsecond)
-	}
+func awaitSpares(e *Executor, n int) { e.awaitSpares(n) }
+
+// parkAfterSignal publishes t's Waker in k, signals kn (the waker's
+// thread waits on it) and parks.
+func parkAfterSignal(t Task, k *Waker, kn *atomicx.Note) {
+	*k = t.Waker()
+	kn.Wakeup()
+	t.Park(*k)
 }
 
 // parkReached labels the side of the race a park saw, from its P's
@@ -90,9 +88,7 @@ var parkCases = []exploreCase{
 			explore.Name(&kn, "waker")
 			var k Waker
 			_ = e.Go(func(t Task) {
-				k = t.Waker()
-				kn.Wakeup()
-				t.Park(k)
+				parkAfterSignal(t, &k, &kn)
 				parkReached(t)
 				ran[0].Add(1)
 			})
@@ -109,9 +105,7 @@ var parkCases = []exploreCase{
 			explore.Name(&an, "aRan")
 			var k Waker
 			_ = e.Go(func(t Task) {
-				k = t.Waker()
-				kn.Wakeup()
-				t.Park(k)
+				parkAfterSignal(t, &k, &kn)
 				var readies, stolen uint64
 				for _, p := range e.ps {
 					readies += p.stats.taskReadies.Load()
@@ -148,9 +142,7 @@ var parkRetakeCase = exploreCase{
 		explore.Name(&kn, "waker")
 		var k Waker
 		_ = e.Go(func(t Task) {
-			k = t.Waker()
-			kn.Wakeup()
-			t.Park(k)
+			parkAfterSignal(t, &k, &kn)
 			if e.ps[0].stats.taskParks.Load() == 0 && e.ps[0].stats.earlyReadies.Load() == 0 {
 				explore.Reached("parked without a P")
 			} else if e.ps[0].stats.taskParks.Load() != 0 {
@@ -181,9 +173,7 @@ var parkTaskCase = exploreCase{
 		explore.Name(&kn, "waker")
 		var k Waker
 		_ = e.Go(func(t Task) {
-			k = t.Waker()
-			kn.Wakeup()
-			t.Park(k)
+			parkAfterSignal(t, &k, &kn)
 			parkReached(t)
 			ran[0].Add(1)
 		})
