@@ -86,7 +86,10 @@
 // others stop when thread 0 is done), waits under a watchdog deadline
 // (internal/watchdog: past it, every goroutine's stack and Progress, the
 // history so far, are printed and the process panics naming the history
-// and its seed) and checks the history. A check that is inconclusive is
+// and its seed) and checks the history; Prepare, if given, rewrites it first
+// for an object whose operations are not each one atomic step (an operation
+// that takes effect in two steps split in two, two that take effect together
+// merged). A check that is inconclusive is
 // retried smaller: the history is recorded again, with the same seeds and
 // half the operations (threads loop Worker.Ops(n) times), up to Shrinks
 // times. CheckAll fails a test at the first history that is not
@@ -122,6 +125,7 @@
 //	error kinds distinct; both inconclusive kinds     TestErrorsAreDistinct
 //	misuse panics naming the call                     TestRecorderMisuse, TestStressThreads
 //	CheckAll fails a broken object, with the seed     TestStressCheckAllFailsBrokenObject
+//	Prepare's history is what Tally and porcupine see TestStressPrepareRewritesTheHistory
 //	Catches refutes, and fails on a correct object    TestStressCatches
 //	a seed replays every thread's choices             TestStressSeedReplaysChoices
 //	a hung history reports itself so far              TestStressWatchdog, TestProgressWithoutDescribe

@@ -48,6 +48,16 @@ type Stress[I, O any] struct {
 	// Tally, if not nil, sees the operations of every history that ran to
 	// its end, before the check: for the coverage counts a test requires.
 	Tally func(ops []Op[I, O])
+	// Prepare, if not nil, rewrites a recorded history before Tally and the
+	// check, for an object whose operations are not each one atomic step:
+	// one recorded call that takes effect in two steps becomes two
+	// operations with its interval (a timer's Reset: its stop, then its
+	// arming), two calls that take effect together become one with the
+	// intersection of their intervals (an unbuffered channel's send and
+	// receive). What it cannot rewrite it should leave for the model to
+	// refute, so that a broken history is still Illegal, with its
+	// visualization.
+	Prepare func(ops []Op[I, O]) []Op[I, O]
 }
 
 // History is one history to record, as Stress.Setup builds it.
@@ -197,6 +207,9 @@ func (s *Stress[I, O]) record(name string, h, shrink int) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if s.Prepare != nil {
+		ops = untyped(s.Prepare(typed[I, O](ops)))
+	}
 	if s.Tally != nil {
 		s.Tally(typed[I, O](ops))
 	}
@@ -214,6 +227,15 @@ func typed[I, O any](ops []porcupine.Operation) []Op[I, O] {
 	out := make([]Op[I, O], len(ops))
 	for i, op := range ops {
 		out[i] = Op[I, O]{Client: op.ClientId, Input: op.Input.(I), Output: op.Output.(O), Call: op.Call, Return: op.Return}
+	}
+	return out
+}
+
+// untyped converts typed operations back to porcupine's.
+func untyped[I, O any](ops []Op[I, O]) []porcupine.Operation {
+	out := make([]porcupine.Operation, len(ops))
+	for i, op := range ops {
+		out[i] = porcupine.Operation{ClientId: op.Client, Input: op.Input, Output: op.Output, Call: op.Call, Return: op.Return}
 	}
 	return out
 }

@@ -177,6 +177,43 @@ func TestStressCatches(t *testing.T) {
 	})
 }
 
+// TestStressPrepareRewritesTheHistory: Prepare sees every recorded
+// operation, and what it returns is what Tally sees and porcupine checks.
+func TestStressPrepareRewritesTheHistory(t *testing.T) {
+	visualizationDir(t)
+	s := queueStress(t.Name(), 5, false, 20)
+	var prepared, tallied, deqs int
+	s.Prepare = func(ops []linearize.Op[int, int]) []linearize.Op[int, int] {
+		prepared += len(ops)
+		return slices.DeleteFunc(ops, func(op linearize.Op[int, int]) bool { return op.Input < 0 })
+	}
+	s.Tally = func(ops []linearize.Op[int, int]) {
+		tallied += len(ops)
+		for _, op := range ops {
+			if op.Input < 0 {
+				deqs++
+			}
+		}
+	}
+	sum := s.CheckAll(t, 5)
+	assert.Equal(t, 5*3*20, prepared, "Prepare saw every operation")
+	assert.Equal(t, sum.Operations, tallied, "Tally saw the prepared history")
+	assert.Zero(t, deqs, "the Deqs Prepare dropped")
+	assert.Less(t, tallied, prepared)
+
+	s = queueStress(t.Name()+"-wrong", 5, false, 20)
+	s.Prepare = func(ops []linearize.Op[int, int]) []linearize.Op[int, int] {
+		for i := range ops {
+			if ops[i].Input < 0 {
+				ops[i].Output = 42_000_000 // never enqueued
+			}
+		}
+		return ops
+	}
+	res := s.Catches(t, linearize.Catch{Within: 5})
+	assert.Equal(t, porcupine.Illegal, res.Outcome, "a rewritten output is checked")
+}
+
 func TestStressSeedReplaysChoices(t *testing.T) {
 	inputs := func(seed uint64) [][]int {
 		s := queueStress("replay", seed, false, 25)
