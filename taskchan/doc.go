@@ -96,7 +96,10 @@
 // panics compared with a Go channel's; a rapid state machine against a
 // real Go channel (operations from tasks and from outside goroutines, both
 // sides let settle by what blocked, never by the clock); an exactly-once
-// race stress; explorer scenarios under -tags schedcheck (close against
+// race stress; linearizability (linearize_test.go: histories of outside
+// goroutines checked by porcupine against a sequential channel, an
+// unbuffered send and the receive of its value merged into one handoff);
+// explorer scenarios under -tags schedcheck (close against
 // parked receivers and senders, a select against two senders, a send
 // against a select's wake and dequeue, FIFO waiters, a receive from a full
 // buffer, two selects in opposite case orders), with outside goroutines as

@@ -5,6 +5,7 @@ package taskchan_test
 import (
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -32,9 +33,11 @@ var killConfig = killmatrix.Config{
 	Mutations: taskchan.Mutations(),
 	Set:       taskchan.SetMutation,
 	// The explorer, the model and the scenarios carry the two kills
-	// (Ladder marks them deterministic); the stress test is an extra.
+	// (Ladder marks them deterministic); the stress test and the
+	// linearizability histories are extras (long mode only).
 	Checkers: killmatrix.Ladder{
 		Explorer: killByExplorer, Model: killByModel, Scenarios: killByScenarios, Stress: killByStress,
+		Linearize: killByLinearize,
 	}.Checkers(),
 	Killers: map[string][]string{
 		"SelectLeavesStaleWaiter": {"scenarios", "explorer"},
@@ -66,6 +69,17 @@ func killByStress(*testing.T) error {
 	cfg := stressDefault()
 	cfg.items = 50_000
 	return runStress(cfg)
+}
+
+// killByLinearize records the histories of TestLinearizable until one is
+// refuted. A mutant that leaves a sender parked on a closed channel
+// (CloseSkipsSenders) hangs a history: its watchdog, 20 s here, panics
+// the cell.
+func killByLinearize(*testing.T) error {
+	cfg := linDefaultConfig()
+	s := linStress("killmatrix", cfg, new(linStats))
+	s.Deadline = 20 * time.Second
+	return s.FirstFailure(cfg.histories)
 }
 
 // TestKillMatrixCell is one cell, run only as a child of TestKillMatrix.
