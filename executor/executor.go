@@ -93,6 +93,10 @@ type Executor struct {
 	timersLate   atomicx.Uint64
 	timerMaxLate atomicx.Int64
 
+	// np is the network poller (poll.go), made at the first OpenFD.
+	np   atomicx.Pointer[poller]
+	npMu atomicx.Mutex
+
 	// sysmon sleeps on sysmonNote while every P is idle (sysmonWait 1),
 	// and while it dozes (sysmonDozing 1): backed off past the pace of a
 	// call in Syscall (a call's entry wakes it), or at that pace with a
@@ -697,6 +701,11 @@ func (e *Executor) shutdown(ctx context.Context) (int, error) {
 		if mutant != closeWakesBeforeClosing {
 			e.wakeRoom(true)
 		}
+		e.npMu.Lock() // after closing: no poller is made from now on
+		if np := e.np.Load(); np != nil {
+			np.evictAll() // tasks parked on I/O wake with ErrPollerClosed
+		}
+		e.npMu.Unlock()
 		if ctx != nil {
 			stop := context.AfterFunc(ctx, func() { e.wakeQuiet(2) })
 			defer stop()
@@ -719,6 +728,9 @@ func (e *Executor) shutdown(ctx context.Context) (int, error) {
 			}
 		} else {
 			e.exited.Sleep()
+		}
+		if np := e.np.Load(); np != nil {
+			np.sys.close() // sysmon, its last user, has exited
 		}
 		e.waited = true
 		e.closeErr = e.panicErr()

@@ -158,6 +158,9 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 				return t, false
 			}
 		}
+		if e.pollIdle(w, p) {
+			continue // what it readied is in p's queue (netpoll(0) before stealing)
+		}
 		wasSpinning := w.sm.Load().Spinning()
 		if w.sm.Load().BecomeSpinning() {
 			if !wasSpinning {

@@ -265,6 +265,15 @@ type Stats struct {
 	// that have waited so far.
 	BlockingWaiting int
 	BlockingWaits   uint64
+	// PollWaits counts the waits on descriptors (FD.WaitRead, WaitWrite),
+	// PollWaiting those parked now, PollReadies the waiters that a poll
+	// or a deadline's timer readied (not those Close woke), Polls the non-blocking epoll_waits
+	// (findRunnable's and sysmon's), PollFDs the descriptors open.
+	PollWaits   uint64
+	PollWaiting int
+	PollReadies uint64
+	Polls       uint64
+	PollFDs     int
 }
 
 // LatencyStats summarizes a latency histogram. The quantiles are the upper
@@ -318,6 +327,10 @@ func (e *Executor) Stats() Stats {
 	e.spareMu.Lock()
 	s.Spares = len(e.spares)
 	e.spareMu.Unlock()
+	if np := e.np.Load(); np != nil {
+		s.PollWaits, s.PollWaiting = np.waits.Load(), int(np.waiting.Load())
+		s.PollReadies, s.Polls, s.PollFDs = np.readies.Load(), np.polls.Load(), np.tab.Len()
+	}
 	var lat latencyAcc
 	for i, p := range e.ps {
 		ps := &p.stats

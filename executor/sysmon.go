@@ -112,6 +112,7 @@ func (e *Executor) sysmon() {
 		}
 		now := e.now()
 		e.sysmonTimers(now, prevRound)
+		e.sysmonPoll(now)
 		prevRound = now
 		var n int
 		if n, calls, running = e.retakeAll(atomicx.Nanotime()); n > 0 {
@@ -128,7 +129,18 @@ func (e *Executor) sysmon() {
 func (e *Executor) sysmonSleep() {
 	e.sysmonWait.Store(1)
 	if (mutant == sysmonOff || e.sched.NPIdle() == e.procs) && e.stopped.Load() == 0 {
-		if next := e.nextTimer(); next != 0 {
+		if np := e.np.Load(); np != nil && np.waiting.Load() != 0 {
+			// Tasks wait for I/O: the sleep is a blocking poll, until the
+			// earliest timer or a waker's break (netpoll(delay)).
+			d := time.Duration(-1)
+			if next := e.nextTimer(); next != 0 {
+				d = max(time.Duration(next-e.now()), time.Nanosecond)
+			}
+			np.block(d)
+			if !e.sysmonWait.CompareAndSwap(1, 0) {
+				e.sysmonNote.Sleep() // a waker won the flag: take its wakeup
+			}
+		} else if next := e.nextTimer(); next != 0 {
 			// Until the earliest timer (timeSleepUntil), or a waker.
 			e.sysmonNote.SleepFor(time.Duration(next - e.now()))
 			if !e.sysmonWait.CompareAndSwap(1, 0) {
@@ -200,6 +212,9 @@ const (
 func (e *Executor) wakeSysmon() {
 	if e.sysmonWait.Load() != 0 && e.sysmonWait.CompareAndSwap(1, 0) {
 		e.sysmonNote.Wakeup()
+		if np := e.np.Load(); np != nil {
+			np.wakeBlocked() // a sleep in epoll_wait: break it
+		}
 	}
 }
 

@@ -1,0 +1,19 @@
+//go:build !linux
+
+package executor
+
+import (
+	"errors"
+	"time"
+)
+
+// pollSys has no implementation here: the poller is epoll's.
+type pollSys struct{}
+
+func (s *pollSys) init() error                      { return errors.ErrUnsupported }
+func (s *pollSys) add(fd int, tag uint64) error     { return errors.ErrUnsupported }
+func (s *pollSys) del(fd int)                       {}
+func (s *pollSys) wakeup()                          {}
+func (s *pollSys) wait(np *poller, d time.Duration) {}
+func (s *pollSys) close()                           {}
+func closeFD(fd int)                                {}

@@ -1,0 +1,138 @@
+package executor_test
+
+import (
+	"errors"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	"github.com/schedkit/schedkit/executor"
+)
+
+// socketpair returns a connected pair of non-blocking stream sockets.
+func socketpair(t *testing.T) (a, b int) {
+	t.Helper()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	require.NoError(t, err)
+	return fds[0], fds[1]
+}
+
+// readTask reads once from f in a task, parking on EAGAIN.
+func readTask(f *executor.FD, t executor.Task, buf []byte) (int, error) {
+	if err := f.Acquire(); err != nil {
+		return 0, err
+	}
+	defer f.Release()
+	for {
+		if err := f.PrepareRead(); err != nil {
+			return 0, err
+		}
+		n, err := unix.Read(f.Fd(), buf)
+		if err == unix.EAGAIN {
+			if err := f.WaitRead(t); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		return n, err
+	}
+}
+
+// waitFor polls cond until it holds. No deadline of its own: newExec's
+// watchdog ends a test that never gets there.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		time.Sleep(50 * time.Microsecond)
+	}
+}
+
+func TestPollReadParksAndWakes(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		ex := newExec(t, executor.Config{Procs: procs})
+		a, b := socketpair(t)
+		f, err := ex.OpenFD(a)
+		require.NoError(t, err)
+		got := make(chan string, 1)
+		require.NoError(t, ex.Go(func(t executor.Task) {
+			buf := make([]byte, 16)
+			n, err := readTask(f, t, buf)
+			if err != nil {
+				got <- err.Error()
+				return
+			}
+			got <- string(buf[:n])
+		}))
+		waitFor(t, func() bool { return ex.Stats().Parked == 1 })
+		// The reader is parked: its P is free for other work.
+		ran := make(chan struct{})
+		require.NoError(t, ex.Go(func(executor.Task) { close(ran) }))
+		<-ran
+		_, err = unix.Write(b, []byte("hello"))
+		require.NoError(t, err)
+		assert.Equal(t, "hello", <-got)
+		require.NoError(t, f.Close())
+		assert.ErrorIs(t, f.Close(), net.ErrClosed)
+		unix.Close(b)
+		require.NoError(t, ex.Close())
+	}
+}
+
+func TestPollCloseAndDeadlineWake(t *testing.T) {
+	ex := newExec(t, executor.Config{Procs: 2})
+	a, b := socketpair(t)
+	defer unix.Close(b)
+	f, err := ex.OpenFD(a)
+	require.NoError(t, err)
+	errc := make(chan error, 3)
+	read := func(t executor.Task) { _, err := readTask(f, t, make([]byte, 4)); errc <- err }
+
+	f.SetReadDeadline(time.Now().Add(time.Millisecond))
+	require.NoError(t, ex.Go(read))
+	assert.ErrorIs(t, <-errc, os.ErrDeadlineExceeded)
+
+	f.SetReadDeadline(time.Now().Add(-time.Second))
+	require.NoError(t, ex.Go(read))
+	assert.ErrorIs(t, <-errc, os.ErrDeadlineExceeded, "a deadline in the past fails at once")
+
+	f.SetReadDeadline(time.Time{})
+	require.NoError(t, ex.Go(read))
+	waitFor(t, func() bool { return ex.Stats().Parked == 1 })
+	require.NoError(t, f.Close())
+	assert.ErrorIs(t, <-errc, net.ErrClosed)
+	require.NoError(t, ex.Close())
+}
+
+func TestPollExecutorCloseEvictsWaiters(t *testing.T) {
+	ex := newExec(t, executor.Config{Procs: 1})
+	a, b := socketpair(t)
+	defer unix.Close(b)
+	f, err := ex.OpenFD(a)
+	require.NoError(t, err)
+	errc := make(chan error, 2)
+	require.NoError(t, ex.Go(func(t executor.Task) { _, err := readTask(f, t, make([]byte, 4)); errc <- err }))
+	waitFor(t, func() bool { return ex.Stats().Parked == 1 })
+	// A goroutine outside the executor waits on another descriptor.
+	c, d := socketpair(t)
+	defer unix.Close(d)
+	g, err := ex.OpenFD(c)
+	require.NoError(t, err)
+	defer g.Close()
+	go func() {
+		_, err := readTask(g, executor.Task{}, make([]byte, 4))
+		errc <- err
+	}()
+	require.NoError(t, ex.Close(), "Close must not wait for ever for a task parked on I/O")
+	for range 2 {
+		err := <-errc
+		assert.True(t, errors.Is(err, executor.ErrPollerClosed) || errors.Is(err, net.ErrClosed), "%v", err)
+	}
+	_, err = ex.OpenFD(b)
+	assert.ErrorIs(t, err, executor.ErrClosed)
+	require.NoError(t, f.Close())
+}
