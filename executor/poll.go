@@ -445,3 +445,6 @@ func (e *Executor) sysmonPoll(now int64) {
 		np.poll(nil, nil)
 	}
 }
+
+// Executor is the executor whose poller f is registered with.
+func (f *FD) Executor() *Executor { return f.np.e }

@@ -114,7 +114,9 @@ func (s *pollSys) wait(np *poller, d time.Duration) {
 			m |= netpoll.Write
 		}
 		if m != 0 {
-			np.event(tag, m, ev.Events&unix.EPOLLERR != 0)
+			// An error alone, with no data or hang-up to read (netpoll's
+			// "ev.Events == EPOLLERR"): a read would not say more.
+			np.event(tag, m, ev.Events == unix.EPOLLERR)
 		}
 	}
 }
