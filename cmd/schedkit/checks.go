@@ -94,4 +94,4 @@ var components = map[string]string{
 // componentOrder is the order of the table: the tools first, then the
 // components as they are built up.
 var componentOrder = []string{"all", "atomicx", "explore", "linearize", "tlc runner", "killmatrix", "mutation", "realtime",
-	"fuzz decoder", "schedkit verify", "lfq", "runnext", "globalq", "stealing", "spinning", "timers", "executor", "future", "taskchan", "metrics"}
+	"fuzz decoder", "schedkit verify", "lfq", "runnext", "globalq", "stealing", "spinning", "timers", "executor", "future", "taskchan", "netpoll", "metrics"}

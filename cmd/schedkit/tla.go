@@ -22,7 +22,7 @@ const tlaDir = "proofs/tla"
 var componentPrefixes = []struct{ prefix, component string }{
 	{"Ring", "lfq"}, {"Runnext", "runnext"}, {"GlobalQ", "globalq"}, {"Steal", "stealing"},
 	{"Spinning", "spinning"}, {"Timers", "timers"}, {"Executor", "executor"},
-	{"ParkReady", "executor"}, {"TaskChan", "taskchan"},
+	{"ParkReady", "executor"}, {"TaskChan", "taskchan"}, {"PollDesc", "netpoll"},
 }
 
 // componentOf names the component a spec or fuzz target belongs to: the

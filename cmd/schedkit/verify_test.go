@@ -126,6 +126,7 @@ func TestComponentOfByPrefix(t *testing.T) {
 		"Steal": "stealing", "Stealing": "stealing", "Spinning": "spinning", "SpinningHandoff": "spinning",
 		"Executor": "executor", "ExecutorSysmon": "executor", "Timers": "timers", "Other": "", "": "",
 		"ParkReady": "executor", "TaskChan": "taskchan", "TaskChanLocks": "taskchan",
+		"PollDesc": "netpoll", "PollDescBreak": "netpoll",
 	} {
 		assert.Equal(t, want, componentOf(name), name)
 	}
