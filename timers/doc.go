@@ -110,10 +110,11 @@
 //
 //	fires in when order, at now >= when, at most max, seq and delay right
 //	    TestRunFiresInWhenOrderWithDelay, TestRunStopsAtNowAndAtMax, TestTimersModel,
-//	    FuzzTimers, TestScenarios/sift-order; Timers.tla NoEarlyFire
+//	    FuzzTimers, TestScenarios/sift-order, TestLinearizable; Timers.tla NoEarlyFire
 //	each arming fires or is stopped, exactly once, never both
 //	    TestStressExactlyOnce, TestExploreTimers (fire-vs-stop, reset-vs-run,
-//	    steal-vs-owner), TestScenarios/stop-races-fire, TestScenarios/reset-races-run;
+//	    steal-vs-owner), TestScenarios/stop-races-fire, TestScenarios/reset-races-run,
+//	    TestLinearizable (a runner per heap);
 //	    Timers.tla FiredXorStopped, Conservation, AllAccounted
 //	Stop and Reset say whether they stopped an arming; eager deletion
 //	    TestStopBeforeAndAfterFire, TestStopOfTheTopUpdatesNext,
@@ -147,7 +148,8 @@
 //	fuzz targets           ../fuzz/timers_fuzz_test.go  FuzzTimers, ../fuzz/timers_interleaved_test.go FuzzTimersInterleaved
 //	race stress            stress_test.go          TestStressExactlyOnce (a watchdog per run)
 //	explorer               explore_test.go         TestExploreTimers (-tags schedcheck, bound 2)
-//	linearizability        none: the stress and the explorer judge each arming's fate instead
+//	linearizability        linearize_test.go       TestLinearizable (two mutators, a runner per heap; a Reset
+//	                                               checked as its stop and its arming, a Run as one step per fire)
 //	TLA+                   ../proofs/tla/Timers.tla (README.md there: the actions and states)
 //	seeded mutants         mutation.go, killmatrix_test.go (-tags schedcheck,schedmutant)
 //	benchmark              ../bench/timers_test.go (against container/heap under a sync.Mutex)

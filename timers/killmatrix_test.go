@@ -31,7 +31,7 @@ var killConfig = killmatrix.Config{
 	// stress run is an extra.
 	Checkers: killmatrix.Ladder{
 		Explorer: killByExplorer, Model: killByModel, Scenarios: killByScenarios,
-		Stress: killByStress,
+		Stress: killByStress, Linearize: killByLinearize,
 	}.Checkers(),
 	// Under -short each mutant's killers run first (a cell costs about a
 	// second); the races need the explorer, the heap's order and cells the
@@ -67,6 +67,16 @@ func killByStress(*testing.T) error {
 		}
 	}
 	return nil
+}
+
+// killByLinearize records the histories of TestLinearizable until one is
+// refuted: it catches NextNotUpdated (a Run that found nothing beside an
+// expired arming) and HeapSiftWrong (a fire behind an earlier arming); the
+// windows of StopAfterFire and ClaimIgnoresGen are a few instructions wide,
+// which real goroutines seldom hit.
+func killByLinearize(*testing.T) error {
+	cfg := linDefaultConfig()
+	return linStress("killmatrix", cfg, new(linStats)).FirstFailure(cfg.histories)
 }
 
 // TestKillMatrixCell is one cell, run only as a child of TestKillMatrix.
