@@ -112,6 +112,22 @@
 //	                       of held Ps a round overdue (no timer waits past a round)
 //	AfterFunc, GoTimeout   time.AfterFunc (goFunc) and context.WithTimeout, on the
 //	                       executor's heaps: the task is spawned where the timer runs
+//	OpenFD, FD             poll_runtime_pollOpen and internal/poll's FD: epoll
+//	                       (netpollopen, edge-triggered), a netpoll.Desc per fd,
+//	                       FD.Acquire/Release as fdMutex (poll.go, poll_linux.go)
+//	FD.WaitRead, WaitWrite poll_runtime_pollWait: the task parks on the Desc
+//	                       (netpollblock, netpollblockcommit); an outside
+//	                       goroutine blocks on a note
+//	FD.SetReadDeadline ... poll_runtime_pollSetDeadline: a timer on P 0's heap,
+//	                       netpolldeadlineimpl by generation
+//	FD.Close, evictAll     poll_runtime_pollUnblock then netpollclose; Close
+//	                       evicts every descriptor first
+//	pollIdle               findRunnable's netpoll(0) before stealing: what it
+//	                       readies goes to the polling P's queue (injectglist)
+//	sysmonPoll             sysmon's netpoll(0) while a P idles, or after 10ms
+//	poller.block           the last M's netpoll(delay): here sysmon's all-idle
+//	                       sleep, an epoll_wait until the next timer, broken by
+//	                       an eventfd write (netpollBreak) from wakeSysmon
 //
 // # Ownership: the P's status word
 //
@@ -228,6 +244,28 @@
 // while every M is busy; with every P idle, sysmon sleeps until the next
 // timer and wakes an M for it. An AfterFunc still pending when Close finds
 // the executor quiescent never fires.
+//
+// # Waiting for sockets: the network poller
+//
+// Executor.OpenFD registers a non-blocking descriptor with the executor's
+// epoll instance (made at the first call), edge-triggered for both
+// directions; package tasknet builds TCP listeners and connections on it.
+// A task whose read or write found EAGAIN waits with FD.WaitRead or
+// WaitWrite: it parks on the descriptor's netpoll.Desc, whose semaphore
+// and commit CAS make an event racing the park neither lost nor delivered
+// twice (proofs/tla/PollDesc.tla), and its P goes on. Three pollers ready
+// it, as the runtime's: an M whose queues and the global queue are empty
+// polls without blocking before it steals, and runs what it readied on its
+// own P; sysmon polls at each round while a P idles (or after 10ms while
+// every P is busy) and readies into the global queue; and with every P
+// idle, sysmon's sleep until the next timer is an epoll_wait, which a
+// takeP or an earlier timer breaks through an eventfd. Deadlines are
+// timers on P 0's heap; an expired one wakes the waiter with
+// os.ErrDeadlineExceeded. FD.Close wakes its waiters (net.ErrClosed) and
+// closes the number after the operations in progress (Acquire, Release);
+// Executor.Close and Shutdown first evict every descriptor, so a task
+// parked on a socket wakes with ErrPollerClosed and Close does not wait
+// for a peer that never writes.
 //
 // # Overload
 //
@@ -426,6 +464,16 @@
 //	AfterFunc's Stop and Reset; GoTimeout's context     timer_test.go TestAfterFuncStopReset,
 //	  ends with DeadlineExceeded at its time              TestGoTimeout
 //	5000 tasks asleep at once on 2 Ps: <= 4 Ms          timer_test.go TestSleepingTasksCostNoM
+//	a task parked on a socket wakes on data, its P      poll_test.go TestPollReadParksAndWakes
+//	  runs other tasks meanwhile (Procs 1 and 2)
+//	a deadline (future or past) and FD.Close wake a     poll_test.go TestPollCloseAndDeadlineWake
+//	  parked read with ErrDeadlineExceeded, ErrClosed
+//	Executor.Close evicts tasks and goroutines parked   poll_test.go TestPollExecutorCloseEvictsWaiters
+//	  on descriptors; OpenFD fails after it
+//	hundreds of connections parked cost no M each,      tasknet/conn_test.go TestEchoManyConnections,
+//	  slowloris, resets, half-close, bulk EAGAIN,         TestSlowloris, TestResetAndHalfClose,
+//	  GOMAXPROCS 1 and 2, beside busy processes;          TestBulkTransfer, TestEchoUnderLoad
+//	  no goroutine or descriptor leaks
 //	Goexit in a task a Wait runs inline ends only that  goexit_test.go TestGoexitInGroupChild,
 //	  task: Wait returns its *PanicError, the waiter      TestGoexitInHelpedTask, TestGoexitNested
 //	  and the M go on, counted (GOMAXPROCS 1 and 2,       (real runtime, a watchdog each)
