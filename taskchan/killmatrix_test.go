@@ -76,7 +76,13 @@ func killByStress(*testing.T) error {
 // (CloseSkipsSenders) hangs a history: its watchdog, 20 s here, panics
 // the cell.
 func killByLinearize(*testing.T) error {
+	e, err := executor.New(executor.Config{Procs: 2})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
 	cfg := linDefaultConfig()
+	cfg.exec = e
 	s := linStress("killmatrix", cfg, new(linStats))
 	s.Deadline = 20 * time.Second
 	return s.FirstFailure(cfg.histories)

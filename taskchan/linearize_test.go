@@ -3,8 +3,10 @@ package taskchan_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/anishathalye/porcupine"
@@ -16,9 +18,10 @@ import (
 )
 
 // Bar item 6: histories of one channel, driven by outside goroutines (the
-// zero Task: a blocked operation sleeps on its atomicx.Note, so no executor
-// is needed), checked by porcupine against the sequential model of a Go
-// channel below.
+// zero Task: a blocked operation sleeps on its atomicx.Note) and, in every
+// other history, by tasks of an executor (a blocked operation parks the
+// task, its waker readies it), checked by porcupine against the sequential
+// model of a Go channel below.
 //
 // Each operation is a set of actions it may take, the cases of a select:
 // Send is {send}, Recv {recv}, TrySend {send, default}, TryRecv {recv,
@@ -106,6 +109,7 @@ type linInput struct {
 	kind  linKind
 	cases linCases
 	x     int
+	task  bool // made by a task of the executor
 	// Handoff: the kinds and clients of the send and the receive.
 	sendKind, recvKind     linKind
 	sendClient, recvClient int
@@ -269,7 +273,7 @@ func linHandoffs(ops []linearize.Op[linInput, linOutput]) []linearize.Op[linInpu
 		out = append(out, linearize.Op[linInput, linOutput]{
 			Client: r.Client,
 			Input: linInput{kind: linHandoff, x: op.Input.x, sendKind: op.Input.kind, recvKind: r.Input.kind,
-				sendClient: op.Client, recvClient: r.Client},
+				sendClient: op.Client, recvClient: r.Client, task: op.Input.task || r.Input.task},
 			Call: call, Return: ret,
 		})
 	}
@@ -285,11 +289,11 @@ func linHandoffs(ops []linearize.Op[linInput, linOutput]) []linearize.Op[linInpu
 // linChan is the channel's surface. linReal is the real channel; the broken
 // variants below wrap it.
 type linChan interface {
-	Send(v int)
-	Recv() (int, bool)
+	Send(t executor.Task, v int)
+	Recv(t executor.Task) (int, bool)
 	TrySend(v int) bool
 	TryRecv() (v int, ok, ready bool)
-	Select(cases ...taskchan.Case) (int, bool)
+	Select(t executor.Task, cases ...taskchan.Case) (int, bool)
 	Close()
 	Len() int
 	Cap() int
@@ -300,12 +304,12 @@ type linReal struct{ c *taskchan.Chan[int] }
 
 func newLinReal(capacity int) linChan { return linReal{taskchan.Make[int](capacity)} }
 
-func (r linReal) Send(v int)                 { r.c.Send(executor.Task{}, v) }
-func (r linReal) Recv() (int, bool)          { return r.c.Recv(executor.Task{}) }
-func (r linReal) TrySend(v int) bool         { return r.c.TrySend(v) }
-func (r linReal) TryRecv() (int, bool, bool) { return r.c.TryRecv() }
-func (r linReal) Select(cases ...taskchan.Case) (int, bool) {
-	return taskchan.Select(executor.Task{}, cases...)
+func (r linReal) Send(t executor.Task, v int)      { r.c.Send(t, v) }
+func (r linReal) Recv(t executor.Task) (int, bool) { return r.c.Recv(t) }
+func (r linReal) TrySend(v int) bool               { return r.c.TrySend(v) }
+func (r linReal) TryRecv() (int, bool, bool)       { return r.c.TryRecv() }
+func (r linReal) Select(t executor.Task, cases ...taskchan.Case) (int, bool) {
+	return taskchan.Select(t, cases...)
 }
 func (r linReal) Close()                    { r.c.Close() }
 func (r linReal) Len() int                  { return r.c.Len() }
@@ -341,7 +345,7 @@ func newLinSendAsync(capacity int) linChan {
 	return linSendAsync{linReal{taskchan.Make[int](capacity)}}
 }
 
-func (r linSendAsync) Send(v int) {
+func (r linSendAsync) Send(_ executor.Task, v int) {
 	go func() {
 		defer func() { recover() }() // a close came first: the value is lost
 		r.c.Send(executor.Task{}, v)
@@ -357,6 +361,8 @@ type linConfig struct {
 	capacities []int // each history's capacity is one of them
 	seed       uint64
 	newChan    func(capacity int) linChan
+	// exec, if not nil, runs the others of every odd history as its tasks.
+	exec *executor.Executor
 }
 
 func linDefaultConfig() linConfig {
@@ -369,12 +375,14 @@ func linDefaultConfig() linConfig {
 // linStats adds up what the histories exercised.
 type linStats struct {
 	handoffs, buffered, closedRecvs, panickedSends, defaults, selectSends, selectRecvs, fullTrySends int
+	taskOps, taskHandoffs                                                                            int
 }
 
 func (st *linStats) String() string {
 	return fmt.Sprintf("%d handoffs (unbuffered), %d buffered sends, %d receives of a closed channel, %d sends that panicked, "+
-		"%d defaults (%d TrySends of a full buffer), selects that sent %d and received %d",
-		st.handoffs, st.buffered, st.closedRecvs, st.panickedSends, st.defaults, st.fullTrySends, st.selectSends, st.selectRecvs)
+		"%d defaults (%d TrySends of a full buffer), selects that sent %d and received %d; %d operations by tasks (%d handoffs)",
+		st.handoffs, st.buffered, st.closedRecvs, st.panickedSends, st.defaults, st.fullTrySends, st.selectSends, st.selectRecvs,
+		st.taskOps, st.taskHandoffs)
 }
 
 // linStress is the series cfg describes; st counts what its histories do.
@@ -389,7 +397,9 @@ func (st *linStats) String() string {
 // history can deadlock. The others make blocking Sends and Recvs, blocking
 // selects (a send and a receive case on the channel, some with a receive
 // on a second channel that never fires), and now and then a try operation
-// or a Len, until their count is done or the lead is.
+// or a Len, until their count is done or the lead is. In every odd history,
+// if cfg.exec is set, each other runs as a task of it, its thread's
+// goroutine waiting for the task's end.
 func linStress(name string, cfg linConfig, st *linStats) *linearize.Stress[linInput, linOutput] {
 	var capacity int
 	s := &linearize.Stress[linInput, linOutput]{
@@ -405,9 +415,14 @@ func linStress(name string, cfg linConfig, st *linStats) *linearize.Stress[linIn
 				c.TrySend(v)
 				init = append(init, v)
 			}
-			threads := []func(*linearize.Worker[linInput, linOutput]){linLead(c, cfg.leadOps)}
+			var exec *executor.Executor
+			if h%2 == 1 {
+				exec = cfg.exec
+			}
+			started := new(atomic.Int32)
+			threads := []func(*linearize.Worker[linInput, linOutput]){linLead(c, cfg.leadOps, started, int32(cfg.others))}
 			for range cfg.others {
-				threads = append(threads, linOther(c, other, cfg.otherOps))
+				threads = append(threads, linOther(c, other, cfg.otherOps, exec, started))
 			}
 			return linearize.History[linInput, linOutput]{Model: linModel(capacity, init), Threads: threads}
 		},
@@ -427,9 +442,15 @@ func linStress(name string, cfg linConfig, st *linStats) *linearize.Stress[linIn
 }
 
 func (st *linStats) tally(in linInput, out linOutput) {
+	if in.task {
+		st.taskOps++
+	}
 	switch {
 	case in.kind == linHandoff:
 		st.handoffs++
+		if in.task {
+			st.taskHandoffs++
+		}
 		if in.sendKind == linSelect {
 			st.selectSends++
 		}
@@ -461,7 +482,7 @@ func (st *linStats) tally(in linInput, out linOutput) {
 // linDo runs one operation on c (other is the never-ready second channel)
 // and returns its output. A send on a closed channel panics; the panic is
 // the output.
-func linDo(c linChan, other *taskchan.Chan[int], in linInput) (out linOutput) {
+func linDo(t executor.Task, c linChan, other *taskchan.Chan[int], in linInput) (out linOutput) {
 	defer func() {
 		if r := recover(); r != nil {
 			if err, ok := r.(error); !ok || err.Error() != "send on closed channel" {
@@ -472,10 +493,10 @@ func linDo(c linChan, other *taskchan.Chan[int], in linInput) (out linOutput) {
 	}()
 	switch in.kind {
 	case linSend:
-		c.Send(in.x)
+		c.Send(t, in.x)
 		return linOutput{act: linActSend}
 	case linRecv:
-		v, ok := c.Recv()
+		v, ok := c.Recv(t)
 		return linOutput{act: linActRecv, v: v, ok: ok}
 	case linTrySend:
 		if c.TrySend(in.x) {
@@ -504,7 +525,7 @@ func linDo(c linChan, other *taskchan.Chan[int], in linInput) (out linOutput) {
 		if in.cases&linCaseDefault != 0 {
 			cases, acts = append(cases, taskchan.Default()), append(acts, linActDefault)
 		}
-		i, ok := c.Select(cases...)
+		i, ok := c.Select(t, cases...)
 		if acts[i] == linActRecv {
 			return linOutput{act: linActRecv, v: v, ok: ok}
 		}
@@ -520,28 +541,33 @@ func linDo(c linChan, other *taskchan.Chan[int], in linInput) (out linOutput) {
 	panic(fmt.Sprintf("linDo: unknown operation %d", in.kind))
 }
 
-// linRecord records one operation: the value a send case would send is
-// the thread's next.
-func linRecord(w *linearize.Worker[linInput, linOutput], c linChan, other *taskchan.Chan[int], in linInput, next *int) {
+// linRecord records one operation, made by t (the zero Task: a goroutine):
+// the value a send case would send is the thread's next.
+func linRecord(w *linearize.Worker[linInput, linOutput], t executor.Task, c linChan, other *taskchan.Chan[int], in linInput, next *int) {
 	if in.cases&linCaseSend != 0 {
 		*next++
 		in.x = (w.ID+1)*100_000 + *next
 	}
+	in.task = t != (executor.Task{})
 	w.Begin(in)
-	out := linDo(c, other, in)
+	out := linDo(t, c, other, in)
 	w.End(out)
 }
 
 // linLead is the lead's thread: ops operations that never block, and one
-// Close.
-func linLead(c linChan, ops int) func(*linearize.Worker[linInput, linOutput]) {
+// Close. It starts once the others have (a task starts later than its
+// thread's goroutine), so that its operations and its Close meet theirs.
+func linLead(c linChan, ops int, started *atomic.Int32, others int32) func(*linearize.Worker[linInput, linOutput]) {
 	return func(w *linearize.Worker[linInput, linOutput]) {
+		for started.Load() < others {
+			runtime.Gosched()
+		}
 		n := w.Ops(ops)
 		closeAt := n/2 + w.Rand.IntN(n/2+2) // n or n+1: after the last operation
 		next := 0
 		for i := range n {
 			if i == closeAt {
-				linRecord(w, c, nil, linInput{kind: linClose}, &next)
+				linRecord(w, executor.Task{}, c, nil, linInput{kind: linClose}, &next)
 			}
 			w.Yield(8)
 			var in linInput
@@ -557,17 +583,39 @@ func linLead(c linChan, ops int) func(*linearize.Worker[linInput, linOutput]) {
 			default:
 				in = linInput{kind: linSelect, cases: linCases(1+w.Rand.IntN(3)) | linCaseDefault}
 			}
-			linRecord(w, c, nil, in, &next)
+			linRecord(w, executor.Task{}, c, nil, in, &next)
 		}
 		if closeAt >= n {
-			linRecord(w, c, nil, linInput{kind: linClose}, &next)
+			linRecord(w, executor.Task{}, c, nil, linInput{kind: linClose}, &next)
 		}
 	}
 }
 
-// linOther is another thread: up to ops operations, mostly blocking.
-func linOther(c linChan, other *taskchan.Chan[int], ops int) func(*linearize.Worker[linInput, linOutput]) {
+// linOther is another thread: up to ops operations, mostly blocking, made
+// by a task of exec (nil: by the thread's goroutine).
+func linOther(c linChan, other *taskchan.Chan[int], ops int, exec *executor.Executor, started *atomic.Int32) func(*linearize.Worker[linInput, linOutput]) {
+	body := linOtherBody(c, other, ops, started)
+	if exec == nil {
+		return func(w *linearize.Worker[linInput, linOutput]) { body(w, executor.Task{}) }
+	}
 	return func(w *linearize.Worker[linInput, linOutput]) {
+		done := make(chan any, 1)
+		err := exec.Go(func(t executor.Task) {
+			defer func() { done <- recover() }()
+			body(w, t)
+		})
+		if err != nil {
+			panic(err)
+		}
+		if p := <-done; p != nil {
+			panic(p)
+		}
+	}
+}
+
+func linOtherBody(c linChan, other *taskchan.Chan[int], ops int, started *atomic.Int32) func(*linearize.Worker[linInput, linOutput], executor.Task) {
+	return func(w *linearize.Worker[linInput, linOutput], t executor.Task) {
+		started.Add(1)
 		next := 0
 		for range w.Ops(ops) {
 			if w.LeadDone() {
@@ -592,16 +640,18 @@ func linOther(c linChan, other *taskchan.Chan[int], ops int) func(*linearize.Wor
 			default:
 				in = linInput{kind: linLen}
 			}
-			linRecord(w, c, other, in, &next)
+			linRecord(w, t, c, other, in, &next)
 		}
 	}
 }
 
 // TestLinearizable checks many short histories of one channel, unbuffered
 // or buffered, against linStep: every one must be linearizable. A check
-// that spends its step budget is neither a pass nor a fail.
+// that spends its step budget is neither a pass nor a fail. Every other
+// history runs the blocking threads as tasks of an executor of 2 Ps.
 func TestLinearizable(t *testing.T) {
 	cfg := linDefaultConfig()
+	cfg.exec = newExec(t, executor.Config{Procs: 2})
 	var st linStats
 	sum := linStress(t.Name(), cfg, &st).CheckAll(t, cfg.histories)
 	t.Logf("coverage: %v", &st)
@@ -612,6 +662,7 @@ func TestLinearizable(t *testing.T) {
 	require.Positive(t, st.fullTrySends, "no TrySend took its default")
 	require.Positive(t, st.selectSends, "no select sent")
 	require.Positive(t, st.selectRecvs, "no select received")
+	require.Positive(t, st.taskHandoffs, "no task took part in a handoff")
 	t.Logf("taskchan linearizability: %d histories, %d operations, all linearizable", sum.Histories, sum.Operations)
 }
 
