@@ -97,8 +97,8 @@
 // real Go channel (operations from tasks and from outside goroutines, both
 // sides let settle by what blocked, never by the clock); an exactly-once
 // race stress; linearizability (linearize_test.go: histories of outside
-// goroutines checked by porcupine against a sequential channel, an
-// unbuffered send and the receive of its value merged into one handoff);
+// goroutines and tasks checked by porcupine against a sequential channel,
+// an unbuffered send and the receive of its value merged into one handoff);
 // explorer scenarios under -tags schedcheck (close against
 // parked receivers and senders, a select against two senders, a send
 // against a select's wake and dequeue, FIFO waiters, a receive from a full
