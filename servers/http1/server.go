@@ -4,14 +4,13 @@ import (
 	"errors"
 	"io"
 	"net"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/schedkit/schedkit/servers/internal/serve"
 )
 
 // ErrServerClosed is what Serve returns after Close.
-var ErrServerClosed = errors.New("http1: server closed")
+var ErrServerClosed = serve.ErrClosed
 
 // A Server serves HTTP/1.1 with keep-alive on the listeners given to Serve.
 // Its zero value serves Routes on goroutines with DefaultLimits.
@@ -20,12 +19,7 @@ type Server struct {
 	Limits  Limits       // zero fields: DefaultLimits
 	Spawn   func(func()) // starts each connection's loop; nil: a goroutine
 
-	accepted atomic.Int64
-	mu       sync.Mutex
-	closed   bool
-	lns      map[net.Listener]struct{}
-	conns    map[net.Conn]struct{}
-	loops    sync.WaitGroup
+	loop serve.Loop
 }
 
 // Serve serves h on l, starting each connection's loop with spawn: spawn(f)
@@ -41,135 +35,35 @@ func ServeGo(l net.Listener, h Handler) error { return Serve(l, nil, h) }
 
 // Accepted is the number of connections the server has accepted: a client
 // that keeps its connection alive makes it grow by one for many requests.
-func (s *Server) Accepted() int64 { return s.accepted.Load() }
+func (s *Server) Accepted() int64 { return s.loop.Accepted() }
 
 // Serve accepts connections on l until l fails or the server is closed, and
 // serves each on its own loop (Server.Spawn). It closes l before it returns.
-func (s *Server) Serve(l net.Listener) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		l.Close()
-		return ErrServerClosed
-	}
-	if s.lns == nil {
-		s.lns, s.conns = map[net.Listener]struct{}{}, map[net.Conn]struct{}{}
-	}
-	s.lns[l] = struct{}{}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.lns, l)
-		s.mu.Unlock()
-		l.Close()
-	}()
-	spawn := s.Spawn
-	if spawn == nil {
-		spawn = func(f func()) { go f() }
-	}
-	backoff := time.Duration(0)
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if closed {
-				return ErrServerClosed
-			}
-			if retryAccept(err) { // out of fds or a peer gone before Accept: wait, as net/http does
-				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
-				time.Sleep(backoff)
-				continue
-			}
-			return err
-		}
-		backoff = 0
-		s.accepted.Add(1)
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			c.Close()
-			return ErrServerClosed
-		}
-		s.conns[c] = struct{}{}
-		s.loops.Add(1)
-		s.mu.Unlock()
-		spawn(func() { s.serveConn(c) })
-	}
-}
-
-func retryAccept(err error) bool {
-	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
-		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.ENOBUFS)
-}
+// Out of fds, it waits and tries again (5 ms doubling to 1 s), as net/http does.
+func (s *Server) Serve(l net.Listener) error { return s.loop.Serve(l, s.Spawn, s.serveConn) }
 
 // Close closes every listener and connection and waits for the connections'
 // loops to end.
 func (s *Server) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	for l := range s.lns {
-		l.Close()
-	}
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	s.loops.Wait()
+	s.loop.Close()
 	return nil
-}
-
-// connIO is a connection's reader for bufio with the responses not yet
-// written: it writes them before it reads, that is before bufio would block,
-// so pipelined requests get their responses in one write and a client that
-// waits for a response before it sends more is never kept waiting.
-type connIO struct {
-	c   net.Conn
-	out []byte
-}
-
-func (x *connIO) Read(b []byte) (int, error) {
-	if err := x.flush(); err != nil {
-		return 0, err
-	}
-	return x.c.Read(b)
-}
-
-func (x *connIO) flush() error {
-	if len(x.out) == 0 {
-		return nil
-	}
-	_, err := x.c.Write(x.out)
-	x.out = x.out[:0]
-	if cap(x.out) > 64<<10 { // an echo of a large body: keep no large buffer on an idle connection
-		x.out = nil
-	}
-	return err
 }
 
 // serveConn is one connection's loop: read a request, answer it, until the
 // peer leaves, a request asks to close, or a request is refused.
 func (s *Server) serveConn(c net.Conn) {
-	defer s.loops.Done()
-	defer func() {
-		s.mu.Lock()
-		delete(s.conns, c)
-		s.mu.Unlock()
-		c.Close()
-	}()
 	h := s.Handler
 	if h == nil {
 		h = Routes
 	}
-	x := &connIO{c: c, out: make([]byte, 0, 512)}
+	x := &serve.Conn{Conn: c, Out: make([]byte, 0, 512)}
 	p := parser{br: newReader(x), lim: s.Limits.orDefault()}
 	var req Request
 	for {
 		err := p.readHead(&req)
 		if err == nil && req.Expect100 && req.Minor >= 1 && p.br.Buffered() == 0 &&
 			(req.Chunked || req.contentLength > 0 && req.contentLength <= p.lim.MaxBody) {
-			x.out = append(x.out, "HTTP/1.1 100 Continue\r\n\r\n"...) // flushed by the read below
+			x.Out = append(x.Out, "HTTP/1.1 100 Continue\r\n\r\n"...) // flushed by the read below
 		}
 		if err == nil {
 			err = p.readBody(&req)
@@ -177,27 +71,27 @@ func (s *Server) serveConn(c net.Conn) {
 		var pe *ParseError
 		if errors.As(err, &pe) {
 			resp := Response{Status: pe.Status, Header: textPlain, Body: []byte(pe.Reason + "\n")}
-			x.out = AppendResponse(x.out, &resp, true, false, false)
-			if x.flush() == nil {
+			x.Out = AppendResponse(x.Out, &resp, true, false, false)
+			if x.Flush() == nil {
 				lingerClose(c)
 			}
 			return
 		}
 		if err != nil { // the peer left, or the connection failed
-			x.flush()
+			x.Flush()
 			return
 		}
 		resp := h(&req)
-		x.out = AppendResponse(x.out, &resp, req.Close, req.Minor == 0 && !req.Close, req.Method == "HEAD")
+		x.Out = AppendResponse(x.Out, &resp, req.Close, req.Minor == 0 && !req.Close, req.Method == "HEAD")
 		if cap(req.Body) > 64<<10 {
 			req.Body = nil
 		}
 		if req.Close {
-			x.flush()
+			x.Flush()
 			return
 		}
-		if len(x.out) >= 32<<10 {
-			if x.flush() != nil {
+		if len(x.Out) >= 32<<10 {
+			if x.Flush() != nil {
 				return
 			}
 		}
