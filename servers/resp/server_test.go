@@ -1,0 +1,261 @@
+package resp_test
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/schedkit/schedkit/servers/resp"
+)
+
+// A transport is what a server runs on: a listener and a way to start a
+// loop (the accept loop and each connection's). Every server test runs on
+// each; the executor's task-side listener is one more line here.
+type transport struct {
+	name   string
+	listen func(t testing.TB) net.Listener
+	spawn  func(func())
+}
+
+var transports = []transport{
+	{name: "goroutines", listen: tcpListener, spawn: func(f func()) { go f() }},
+}
+
+func tcpListener(t testing.TB) net.Listener {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// start serves s on a fresh listener of tr and returns its address; the
+// test's cleanup closes s and checks that Serve returned ErrServerClosed
+// and that every connection loop has ended (Close waits for them).
+func start(t testing.TB, tr transport, s *resp.Server) string {
+	l := tr.listen(t)
+	s.Spawn = tr.spawn
+	done := make(chan error, 1)
+	tr.spawn(func() { done <- s.Serve(l) })
+	t.Cleanup(func() {
+		s.Close()
+		if err := <-done; err != resp.ErrServerClosed {
+			t.Errorf("Serve returned %v, want ErrServerClosed", err)
+		}
+	})
+	return l.Addr().String()
+}
+
+func forEachTransport(t *testing.T, f func(t *testing.T, tr transport)) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) { f(t, tr) })
+	}
+}
+
+// A conversation is bytes a client sends at once, then half-closes, and the
+// exact bytes the server answers before it closes the connection.
+type conversation struct {
+	name, send, want string
+}
+
+var conversations = []conversation{
+	{
+		name: "pipelined arrays and inline commands",
+		send: "PING\r\n*2\r\n$4\r\nPING\r\n$2\r\nhi\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$3\r\na\r\n\r\n" +
+			"GET k\r\n*2\r\n$3\r\nGET\r\n$1\r\nz\r\nINCR n\r\nincr n\r\nGET k z\r\n",
+		want: "+PONG\r\n$2\r\nhi\r\n+OK\r\n$3\r\na\r\n\r\n$-1\r\n:1\r\n:2\r\n-ERR wrong number of arguments for 'get' command\r\n",
+	},
+	{
+		name: "INCR errors",
+		send: "SET a x\r\nINCR a\r\nSET b 9223372036854775807\r\nINCR b\r\nGET b\r\nNOPE 1\r\n",
+		want: "+OK\r\n-ERR value is not an integer or out of range\r\n+OK\r\n-ERR increment or decrement would overflow\r\n" +
+			"$19\r\n9223372036854775807\r\n-ERR unknown command 'NOPE', with args beginning with: '1' \r\n",
+	},
+	{
+		name: "QUIT ends the connection",
+		send: "PING\r\nQUIT\r\nPING\r\n",
+		want: "+PONG\r\n+OK\r\n",
+	},
+	{
+		name: "a bulk of MaxBulk bytes, then one over: the protocol error ends the connection",
+		send: "*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$20\r\n01234567890123456789\r\n*2\r\n$3\r\nGET\r\n$1\r\nb\r\n" +
+			"*2\r\n$3\r\nGET\r\n$21\r\n01234567890123456789x\r\nPING\r\n",
+		want: "+OK\r\n$20\r\n01234567890123456789\r\n-ERR Protocol error: invalid bulk length\r\n",
+	},
+	{
+		name: "unbalanced quotes",
+		send: "SET \"a b\r\nPING\r\n",
+		want: "-ERR Protocol error: unbalanced quotes in request\r\n",
+	},
+}
+
+// talk sends c.send on a new connection to addr, half-closes it and reads
+// the answer to the end.
+func talk(addr string, c conversation) (string, error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, c.send); err != nil {
+		return "", err
+	}
+	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+		return "", err
+	}
+	got, err := io.ReadAll(conn)
+	return string(got), err
+}
+
+// runConversations is the conversation checker's verdict on tr: a server
+// whose bulk strings are at most 20 bytes, every conversation on a
+// connection of its own.
+func runConversations(t testing.TB, tr transport) error {
+	addr := start(t, tr, &resp.Server{Limits: resp.Limits{MaxBulk: 20}})
+	for _, c := range conversations {
+		got, err := talk(addr, c)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.name, err)
+		}
+		if got != c.want {
+			return fmt.Errorf("%s: answer\n%q\nwant\n%q", c.name, got, c.want)
+		}
+	}
+	return nil
+}
+
+func TestConversations(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tr transport) {
+		if err := runConversations(t, tr); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestPipelinedClients: 8 clients, each on one connection, write 300
+// commands at once (SET and GET of their own keys, INCR of a shared
+// counter, PING) and then read the 300 replies in order; the counter ends
+// at 8*100, each client's values are its own, and 8 connections served it.
+func TestPipelinedClients(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tr transport) {
+		s := &resp.Server{}
+		addr := start(t, tr, s)
+		const clients, rounds = 8, 100
+		var wg sync.WaitGroup
+		errs := make(chan error, clients)
+		for c := range clients {
+			wg.Go(func() {
+				if err := pipelinedClient(addr, c, rounds); err != nil {
+					errs <- fmt.Errorf("client %d: %w", c, err)
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		got, _ := s.Store.Get([]byte("counter"))
+		if string(got) != strconv.Itoa(clients*rounds) {
+			t.Fatalf("counter %q after %d INCRs", got, clients*rounds)
+		}
+		if n := s.Accepted(); n != clients {
+			t.Fatalf("%d connections accepted, want %d", n, clients)
+		}
+	})
+}
+
+func pipelinedClient(addr string, c, rounds int) error {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var out []byte
+	var want []string
+	for i := range rounds {
+		key, val := fmt.Sprintf("c%d:%d", c, i), fmt.Sprintf("v%d-%d", c, i)
+		out = resp.AppendCommand(out, []byte("SET"), []byte(key), []byte(val))
+		out = resp.AppendCommand(out, []byte("GET"), []byte(key))
+		out = resp.AppendCommand(out, []byte("INCR"), []byte("counter"))
+		want = append(want, "+OK", val, "")
+	}
+	out = append(out, "PING\r\n"...)
+	want = append(want, "+PONG")
+	errc := make(chan error, 1)
+	go func() { _, err := conn.Write(out); errc <- err }()
+	br := bufio.NewReader(conn)
+	last := int64(0)
+	for i, w := range want {
+		got, err := readReply(br)
+		if err != nil {
+			return fmt.Errorf("reply %d: %w", i, err)
+		}
+		if i%3 == 2 && i < len(want)-1 { // INCR: an integer that only grows on this connection
+			n, err := strconv.ParseInt(strings.TrimPrefix(got, ":"), 10, 64)
+			if err != nil || !strings.HasPrefix(got, ":") || n <= last {
+				return fmt.Errorf("reply %d: INCR answered %q after %d", i, got, last)
+			}
+			last = n
+			continue
+		}
+		if got != w {
+			return fmt.Errorf("reply %d: %q, want %q", i, got, w)
+		}
+	}
+	return <-errc
+}
+
+// TestRedisCLI: redis-cli, when it is installed, runs each command on the
+// server and prints Redis's words.
+func TestRedisCLI(t *testing.T) {
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		t.Skip("redis-cli is not installed (Debian's redis-tools): the redis-cli checks did not run")
+	}
+	forEachTransport(t, func(t *testing.T, tr transport) {
+		host, port, _ := net.SplitHostPort(start(t, tr, &resp.Server{}))
+		for _, c := range []struct{ args, want string }{
+			{"PING", "PONG"},
+			{"PING hello", "hello"},
+			{"SET k v1", "OK"},
+			{"GET k", "v1"},
+			{"INCR n", "1"},
+			{"INCR n", "2"},
+			{"INCR k", "ERR value is not an integer or out of range"},
+			{"GET", "ERR wrong number of arguments for 'get' command"},
+		} {
+			out, err := exec.Command(cli, append([]string{"-h", host, "-p", port}, strings.Fields(c.args)...)...).CombinedOutput()
+			if got := strings.TrimSpace(string(out)); err != nil || !strings.HasSuffix(got, c.want) {
+				t.Errorf("redis-cli %s: %q, %v; want %q", c.args, got, err, c.want)
+			}
+		}
+	})
+}
+
+// TestStoreConcurrentIncr: INCR is one step under its shard's lock, so 8
+// goroutines' 1000 INCRs each of one key end at 8000.
+func TestStoreConcurrentIncr(t *testing.T) {
+	st := resp.NewStore()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 1000 {
+				if _, err := st.Incr([]byte("k")); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if v, _ := st.Get([]byte("k")); string(v) != "8000" {
+		t.Fatalf("k = %q after 8000 INCRs", v)
+	}
+}
