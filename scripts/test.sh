@@ -117,10 +117,10 @@ checked_tests() {
 	go vet -tags schedkit_checked $pkgs && go test -race -tags schedkit_checked -short -count=1 $pkgs
 }
 
-# Every component with a kill matrix; it prints as the test's log (-v).
+# Every component with a kill matrix (and the workload servers under servers/); it prints as the test's log (-v).
 kill_matrix() {
 	local pkgs
-	pkgs=$(grep -l 'killmatrix.Run' */killmatrix_test.go | xargs -n1 dirname | sed 's|^|./|')
+	pkgs=$(grep -l 'killmatrix.Run' */killmatrix_test.go servers/*/killmatrix_test.go | xargs -n1 dirname | sed 's|^|./|')
 	go test -tags schedcheck,schedmutant -short -count=1 -timeout 30m -run '^TestKillMatrix$' -v $pkgs |
 		grep -v -e '^=== RUN' -e '^=== CONT' -e '^=== PAUSE'
 }
