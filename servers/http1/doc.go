@@ -43,10 +43,12 @@
 //     MaxBody is 413. A bare LF ends a line as CRLF does; empty lines before
 //     a request line are skipped; obsolete line folding, a space before the
 //     colon, a missing or repeated Host in HTTP/1.1 and control bytes are 400.
-//   - A refused request is answered with its status and "Connection: close";
-//     the server then half-closes and reads what the client still sends for
-//     up to a second (a lingering close, as net/http's), so the client reads
-//     the answer instead of a reset.
+//   - A refused request is answered with its status and "Connection: close".
+//     Whenever the server ends a connection (after a refusal, "Connection:
+//     close" or HTTP/1.0), it half-closes and reads what the client still
+//     sends for up to a second (a lingering close, as net/http's), so the
+//     client reads the last response instead of a reset; a client that
+//     reads to the end and closes ends the wait at once.
 //
 // Left out, as a workload needs none of it: no Date header, no timeouts (an
 // idle connection stays until the client or Close ends it, which is what an

@@ -2,9 +2,7 @@ package http1
 
 import (
 	"errors"
-	"io"
 	"net"
-	"time"
 
 	"github.com/schedkit/schedkit/servers/internal/serve"
 )
@@ -73,7 +71,7 @@ func (s *Server) serveConn(c net.Conn) {
 			resp := Response{Status: pe.Status, Header: textPlain, Body: []byte(pe.Reason + "\n")}
 			x.Out = AppendResponse(x.Out, &resp, true, false, false)
 			if x.Flush() == nil {
-				lingerClose(c)
+				serve.LingerClose(c)
 			}
 			return
 		}
@@ -87,24 +85,15 @@ func (s *Server) serveConn(c net.Conn) {
 			req.Body = nil
 		}
 		if req.Close {
-			x.Flush()
+			if x.Flush() == nil {
+				serve.LingerClose(c)
+			}
 			return
 		}
 		if len(x.Out) >= 32<<10 {
 			if x.Flush() != nil {
 				return
 			}
-		}
-	}
-}
-
-// lingerClose closes the write side and reads what the peer still sends for
-// a while (at most 1 MiB, 1 s) so that a refused request's unread body does not
-// make the kernel reset the connection before the client reads the response.
-func lingerClose(c net.Conn) {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
-		if c.SetReadDeadline(time.Now().Add(time.Second)) == nil {
-			io.CopyN(io.Discard, c, 1<<20)
 		}
 	}
 }

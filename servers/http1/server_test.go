@@ -401,3 +401,44 @@ func TestCloseEndsConnections(t *testing.T) {
 }
 
 func isReset(err error) bool { return err != nil && strings.Contains(err.Error(), "connection reset") }
+
+// TestSlowClient: a client that sends a keep-alive conversation one byte
+// per write (a slow writer, each byte its own segment with TCP_NODELAY)
+// gets the same exact answer as one that sends it at once.
+func TestSlowClient(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tr transport) {
+		addr := start(t, tr, &http1.Server{Limits: tableLimits})
+		c := conversations[0]
+		// Without the request after "Connection: close": the server has
+		// closed by then, and a write of it would fail.
+		got, err := talkSlowly(addr, strings.TrimSuffix(c.send, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != c.want {
+			t.Fatalf("answer\n%q\nwant\n%q", got, c.want)
+		}
+	})
+}
+
+// talkSlowly sends send one byte per write, half-closes and reads the answer
+// to the end; the answer is read as it comes, so the server never waits on
+// a full socket buffer.
+func talkSlowly(addr, send string) (string, error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	got := make(chan []byte, 1)
+	go func() { b, _ := io.ReadAll(conn); got <- b }()
+	for i := range len(send) {
+		if _, err := conn.Write([]byte{send[i]}); err != nil {
+			return "", err
+		}
+	}
+	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+		return "", err
+	}
+	return string(<-got), nil
+}

@@ -39,7 +39,9 @@
 //     zeros.
 //   - Input that is not RESP ("ERR Protocol error: invalid bulk length",
 //     "… unbalanced quotes in request", …) is answered and the connection
-//     closed, as Redis does. Limits (Limits, DefaultLimits) bound a line, the
+//     closed, as Redis does; after it and after QUIT the server half-closes
+//     and reads what the client still sends (up to 1 s) before it closes, so
+//     the client reads the last reply instead of a reset. Limits (Limits, DefaultLimits) bound a line, the
 //     arguments of a command, a bulk string and a command's bytes together.
 //   - The Store is 64 shards, each a map under its own mutex held only for
 //     the map operation; INCR's read, add and write are one step under it.

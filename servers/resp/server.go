@@ -65,7 +65,9 @@ func serveConn(c net.Conn, st *Store, lim Limits) {
 		var pe *ProtocolError
 		if errors.As(err, &pe) {
 			x.Out = AppendError(x.Out, pe.Error())
-			x.Flush()
+			if x.Flush() == nil {
+				serve.LingerClose(c)
+			}
 			return
 		}
 		if err != nil {
@@ -74,7 +76,9 @@ func serveConn(c net.Conn, st *Store, lim Limits) {
 		}
 		if equalFold(args[0], "QUIT") {
 			x.Out = AppendSimple(x.Out, "OK")
-			x.Flush()
+			if x.Flush() == nil {
+				serve.LingerClose(c)
+			}
 			return
 		}
 		x.Out = st.Exec(x.Out, args)

@@ -259,3 +259,43 @@ func TestStoreConcurrentIncr(t *testing.T) {
 		t.Fatalf("k = %q after 8000 INCRs", v)
 	}
 }
+
+// TestSlowClient: a client that sends a pipeline one byte per write (a slow
+// writer, each byte its own segment with TCP_NODELAY) gets the same exact
+// answer as one that sends it at once.
+func TestSlowClient(t *testing.T) {
+	forEachTransport(t, func(t *testing.T, tr transport) {
+		addr := start(t, tr, &resp.Server{Limits: resp.Limits{MaxBulk: 20}})
+		for _, c := range conversations[:2] {
+			got, err := talkSlowly(addr, c.send)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Fatalf("%s: answer\n%q\nwant\n%q", c.name, got, c.want)
+			}
+		}
+	})
+}
+
+// talkSlowly sends send one byte per write, half-closes and reads the answer
+// to the end; the answer is read as it comes, so the server never waits on
+// a full socket buffer.
+func talkSlowly(addr, send string) (string, error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	got := make(chan []byte, 1)
+	go func() { b, _ := io.ReadAll(conn); got <- b }()
+	for i := range len(send) {
+		if _, err := conn.Write([]byte{send[i]}); err != nil {
+			return "", err
+		}
+	}
+	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+		return "", err
+	}
+	return string(<-got), nil
+}

@@ -6,6 +6,7 @@ package serve
 
 import (
 	"errors"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -147,4 +148,17 @@ func (x *Conn) Flush() error {
 		x.Out = nil
 	}
 	return err
+}
+
+// LingerClose closes the write side and reads what the peer still sends, for
+// at most 1 s and 1 MiB, before the caller closes c: closing a socket with
+// unread bytes makes the kernel send a reset, which can reach the client
+// before it has read the last response (net/http's closeWriteAndWait). A
+// client that reads to the end and closes ends the wait at once.
+func LingerClose(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+		if c.SetReadDeadline(time.Now().Add(time.Second)) == nil {
+			io.CopyN(io.Discard, c, 1<<20)
+		}
+	}
 }
