@@ -1,0 +1,5 @@
+//go:build !race
+
+package netpoll_test
+
+const raceBuild = false
