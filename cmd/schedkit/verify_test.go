@@ -388,7 +388,7 @@ func TestPlanRunsOnlyWhatTheRowsNeed(t *testing.T) {
 	plans = planFor(`seeded mutants`)
 	require.Len(t, plans, 1)
 	assert.Equal(t, "^(TestKillMatrix)$", plans[0].run)
-	assert.Equal(t, []string{"./executor", "./future", "./globalq", "./lfq", "./runnext", "./spinning", "./stealing", "./taskchan", "./timers"}, sorted(plans[0].pkgs))
+	assert.Equal(t, []string{"./executor", "./future", "./globalq", "./lfq", "./netpoll", "./runnext", "./spinning", "./stealing", "./taskchan", "./timers"}, sorted(plans[0].pkgs))
 
 	plans = planFor(`^(lfq unit|explore finds seeded)`)
 	require.Len(t, plans, 2, "the normal pass and the explorer's, not the mutants'")
