@@ -128,6 +128,9 @@
 //	poller.block           the last M's netpoll(delay): here sysmon's all-idle
 //	                       sleep, an epoll_wait until the next timer, broken by
 //	                       an eventfd write (netpollBreak) from wakeSysmon
+//	                       (explorer: poll_explore_test.go, its kernel faked;
+//	                       mutants BlockSkipsRecheck, WakeSysmonNoBreak,
+//	                       PollReadyNoClaim)
 //
 // # Ownership: the P's status word
 //

@@ -111,6 +111,9 @@ var killConfig = killmatrix.Config{
 		"SleepArmsEarly":             {"sleeporder", "sleeporder2"},
 		"CapReleasesEarly":           {"blockcap", "blockcap2"},
 		"CapNoWake":                  {"blockcap", "blockcap2"},
+		"BlockSkipsRecheck":          {"pollsubmit", "pollclose"},
+		"WakeSysmonNoBreak":          {"pollclose", "pollsubmit"},
+		"PollReadyNoClaim":           {"pollready2", "pollearly"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "sleepchain", Deterministic: true, Run: bubbles(sleeperBesideChain(1))},
@@ -246,6 +249,11 @@ var killConfig = killmatrix.Config{
 		{Name: "blockcap2", Deterministic: true, Run: func(t *testing.T) error {
 			return capBubble(t, blockingCapped(1, 2, 6, true), blockingCapped(2, 2, 6, true))
 		}},
+		{Name: "pollready", Deterministic: true, Run: explorePoll("poll-ready"), RealCodeElsewhere: true},
+		{Name: "pollready2", Deterministic: true, Run: explorePoll("poll-ready-2p"), RealCodeElsewhere: true},
+		{Name: "pollearly", Deterministic: true, Run: executor.PollCheck()},
+		{Name: "pollclose", Deterministic: true, Run: explorePoll("poll-vs-close"), RealCodeElsewhere: true},
+		{Name: "pollsubmit", Deterministic: true, Run: explorePoll("poll-submit"), RealCodeElsewhere: true},
 		{Name: "stress", Run: killByStress},
 		{Name: "realtime", Run: killByRealtime}, // an extra: its verdict depends on the machine (realtime_test.go)
 	},
@@ -324,6 +332,18 @@ func exploreSyscall(name string) func(*testing.T) error {
 func explorePark(name string) func(*testing.T) error {
 	return func(*testing.T) error {
 		applicable, err := executor.ExplorePark(name)
+		if !applicable {
+			return killmatrix.ErrNotApplicable
+		}
+		return err
+	}
+}
+
+// explorePoll runs the explorer's poll scenario named
+// (poll_explore_test.go) with its MustReach.
+func explorePoll(name string) func(*testing.T) error {
+	return func(*testing.T) error {
+		applicable, err := executor.ExplorePoll(name)
 		if !applicable {
 			return killmatrix.ErrNotApplicable
 		}

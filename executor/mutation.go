@@ -336,6 +336,20 @@ const (
 	// pool without readying the oldest waiter, which stays parked for ever
 	// (semrelease without its readyWithTime).
 	capNoWake
+	// BlockSkipsRecheck: sysmon enters its blocking poll without looking
+	// at sysmonWait again after it published blocking, so a waker that
+	// cleared sysmonWait just before (and so saw blocking 0 and wrote no
+	// eventfd) leaves sysmon asleep in epoll_wait: no retakes, and stop
+	// never reaches it (the Dekker pair of poller.block and wakeSysmon).
+	blockSkipsRecheck
+	// WakeSysmonNoBreak: wakeSysmon wakes only sysmon's note, never the
+	// blocking poll, so a sysmon asleep in epoll_wait sleeps on through a
+	// takeP and through Close (netpollBreak missing).
+	wakeSysmonNoBreak
+	// PollReadyNoClaim: a poll or a deadline queues the parked task's
+	// resume token without claiming its park word, so a token can run
+	// before the task has committed its park (resumed before parked).
+	pollReadyNoClaim
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -434,6 +448,10 @@ var mutationNames = [...]string{
 
 	capReleasesEarly: "CapReleasesEarly",
 	capNoWake:        "CapNoWake",
+
+	blockSkipsRecheck: "BlockSkipsRecheck",
+	wakeSysmonNoBreak: "WakeSysmonNoBreak",
+	pollReadyNoClaim:  "PollReadyNoClaim",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

@@ -70,6 +70,7 @@ type poller struct {
 	blocking atomicx.Uint32
 
 	waits, readies, polls atomicx.Uint64
+	blockSkips            atomicx.Uint64 // blocks that saw a waker first (the explorer's reach)
 }
 
 // FD is a descriptor registered with the executor's poller: tasks wait
@@ -265,7 +266,7 @@ func (np *poller) readyFired(w pollWaiter) {
 		w.note.Wakeup()
 		return
 	}
-	if w.k.claim() {
+	if mutant == pollReadyNoClaim || w.k.claim() {
 		np.e.pushFired(&w.k.w.token)
 	}
 }
@@ -406,8 +407,10 @@ func (np *poller) poll(x *worker, p *proc) int {
 // or the waker writes the eventfd.
 func (np *poller) block(d time.Duration) {
 	np.blocking.Store(1)
-	if np.e.sysmonWait.Load() != 0 {
+	if np.e.sysmonWait.Load() != 0 || mutant == blockSkipsRecheck {
 		np.sys.wait(np, d)
+	} else {
+		np.blockSkips.Add(1)
 	}
 	np.blocking.Store(0)
 	np.e.takeFired(nil, nil)
@@ -415,6 +418,9 @@ func (np *poller) block(d time.Duration) {
 
 // wakeBlocked breaks a blocking poll: a P was taken, or a timer armed.
 func (np *poller) wakeBlocked() {
+	if mutant == wakeSysmonNoBreak {
+		return
+	}
 	if np.blocking.Load() != 0 {
 		np.brk.Break(np.sys.wakeup)
 	}

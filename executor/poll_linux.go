@@ -1,3 +1,5 @@
+//go:build !schedcheck
+
 package executor
 
 import (

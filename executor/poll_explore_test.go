@@ -1,0 +1,253 @@
+package executor
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
+	"github.com/schedkit/schedkit/netpoll"
+)
+
+// The explorer on the network poller (-tags schedcheck, where the poller's
+// kernel is poll_schedcheck.go's fake: a scenario makes a descriptor ready
+// with pollInject, polls take the pending events, the eventfd is a flag
+// and the blocking wait a note). Threads: the M, a spare for the parking
+// task's P, sysmon (whose all-idle sleep is the blocking poll), and the
+// outside thread. In every interleaving the task returns exactly once,
+// Close returns and sysmon exits: a lost event or a lost break shows as a
+// deadlock, a resume before the park as two holders of a P.
+//
+//	scenario        race                                        kill-matrix column
+//	poll-ready      an event against the read's park: found by     pollready
+//	                findRunnable's poll, sysmon's blocking poll,
+//	                or as data before the park
+//	poll-ready-2p   the same on 2 Ps: sysmon's round polls while   pollready2
+//	                P1 idles, racing the park's commit on P0
+//	poll-vs-close   Close against sysmon's blocking poll with a    pollclose
+//	                reader parked (evictAll, then stop's break)
+//	poll-submit     a submit's takeP against sysmon entering its   pollsubmit
+//	                blocking poll (the Dekker pair), then Close
+
+// fakeFD is the descriptor number the scenarios register.
+const fakeFD = 7
+
+// readUntil is a reader's loop on f: until data (the cell) is set, prepare,
+// look, wait; it returns the wait's error, if any.
+func readUntil(t Task, f *FD, data *atomicx.Bool) error {
+	for {
+		if err := f.PrepareRead(); err != nil {
+			return err
+		}
+		if data.Load() { // the read(2) that succeeds
+			return nil
+		}
+		if err := f.WaitRead(t); err != nil {
+			return err
+		}
+	}
+}
+
+// pollReached labels how a poll scenario ended, from the outside thread
+// once Close has returned.
+func pollReached(e *Executor) {
+	np := e.np.Load()
+	if pollBroken(e) != 0 {
+		explore.Reached("sysmon's blocking poll ended by a break")
+	}
+	if np.blockSkips.Load() != 0 {
+		explore.Reached("sysmon saw the waker before it blocked")
+	}
+}
+
+var pollCases = []exploreCase{
+	{
+		name: "poll-ready", procs: 1, spares: 1, sysmon: true, tasks: 1,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			awaitSpares(e, 1)
+			f, err := e.OpenFD(fakeFD)
+			if err != nil {
+				panic(err)
+			}
+			var data atomicx.Bool
+			var done atomicx.Note
+			explore.Name(&data, "data")
+			explore.Name(&done, "done")
+			_ = e.Go(func(t Task) {
+				defer done.Wakeup()
+				if err := readUntil(t, f, &data); err != nil {
+					panic(err)
+				}
+				if e.np.Load().readies.Load() != 0 {
+					explore.Reached("parked, then readied by a poll")
+				} else {
+					explore.Reached("the data came before the park")
+				}
+				ran[0].Add(1)
+			})
+			data.Store(true)
+			pollInject(e, netpoll.Read)
+			done.Sleep() // Close fails the I/O of tasks that have not done it yet
+		},
+	},
+	{
+		name: "poll-ready-2p", procs: 2, spares: 1, sysmon: true, tasks: 1,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			awaitSpares(e, 1)
+			f, err := e.OpenFD(fakeFD)
+			if err != nil {
+				panic(err)
+			}
+			var data atomicx.Bool
+			var done atomicx.Note
+			explore.Name(&data, "data")
+			explore.Name(&done, "done")
+			_ = e.Go(func(t Task) {
+				defer done.Wakeup()
+				if err := readUntil(t, f, &data); err != nil {
+					panic(err)
+				}
+				if e.np.Load().readies.Load() != 0 {
+					explore.Reached("parked, then readied by a poll")
+				} else {
+					explore.Reached("the data came before the park")
+				}
+				ran[0].Add(1)
+			})
+			data.Store(true)
+			pollInject(e, netpoll.Read)
+			done.Sleep() // Close fails the I/O of tasks that have not done it yet
+		},
+	},
+	{
+		name: "poll-vs-close", procs: 1, spares: 1, sysmon: true, tasks: 1,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			awaitSpares(e, 1)
+			f, err := e.OpenFD(fakeFD)
+			if err != nil {
+				panic(err)
+			}
+			var never atomicx.Bool
+			_ = e.Go(func(t Task) {
+				if err := readUntil(t, f, &never); errors.Is(err, ErrPollerClosed) {
+					ran[0].Add(1)
+				}
+			})
+			if err := e.Close(); err != nil {
+				panic(err)
+			}
+			pollReached(e)
+		},
+	},
+	{
+		name: "poll-submit", procs: 1, spares: 1, sysmon: true, tasks: 2,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			awaitSpares(e, 1)
+			f, err := e.OpenFD(fakeFD)
+			if err != nil {
+				panic(err)
+			}
+			var never atomicx.Bool
+			_ = e.Go(func(t Task) {
+				if err := readUntil(t, f, &never); errors.Is(err, ErrPollerClosed) {
+					ran[0].Add(1)
+				}
+			})
+			_ = e.Go(count(ran, 1)) // takeP against sysmon's way into the poll
+			if err := e.Close(); err != nil {
+				panic(err)
+			}
+			pollReached(e)
+		},
+	},
+}
+
+// pollOptions are each poll scenario's options: PCT from a fixed seed
+// (three threads beside sysmon's loop make bound 1 too wide), as many
+// executions as its MustReach needs (each label reached several times in
+// them), with its MustReach. poll-submit's "saw the waker" is a window of
+// a few steps in sysmon: from seed 2, 3 of 1000 executions reach it.
+func pollOptions(c exploreCase) explore.Options {
+	o := map[string]struct {
+		seed  int64
+		n     int
+		reach []string
+	}{
+		"poll-ready":    {1, 300, []string{"parked, then readied by a poll", "the data came before the park"}},
+		"poll-ready-2p": {1, 1000, []string{"parked, then readied by a poll"}},
+		"poll-vs-close": {1, 300, []string{"sysmon's blocking poll ended by a break"}},
+		"poll-submit":   {2, 1000, []string{"sysmon's blocking poll ended by a break", "sysmon saw the waker before it blocked"}},
+	}[c.name]
+	opts := pctOptions(c, o.reach...)
+	opts.Seed, opts.MaxExecutions = o.seed, o.n
+	return opts
+}
+
+func TestExplorePoll(t *testing.T) {
+	for _, c := range pollCases {
+		t.Run(c.name, func(t *testing.T) { explore.Check(t, pollOptions(c), c.run) })
+	}
+}
+
+// ExplorePoll runs the poll scenario named name for the kill matrix, with
+// its MustReach; applicable is false without -tags schedcheck.
+func ExplorePoll(name string) (applicable bool, err error) {
+	for _, c := range pollCases {
+		if c.name == name {
+			return exploreCell(name, pollOptions(c), c.run, true)
+		}
+	}
+	panic("executor: no poll scenario " + name)
+}
+
+// pollEarlyReady is a direct check of the poller's ready against a park
+// not yet committed: a task starts its wait (Task.Waker: gParking) and a
+// poll readies it before its Park, as a poll on another P can between the
+// Desc's commit and gopark's. The ready must claim the park word and
+// queue nothing (Park then returns at once); a token queued for an
+// uncommitted park would resume the task before it parked
+// (PollReadyNoClaim). With the mutant the token is moved to the global
+// queue here, so the task still ends.
+func pollEarlyReady(*testing.T) error {
+	for _, procs := range []int{1, 2} {
+		e, err := New(Config{Procs: procs})
+		if err != nil {
+			return err
+		}
+		np, err := e.netpoller()
+		if err != nil {
+			return err
+		}
+		done := make(chan error, 1)
+		if err := e.Go(func(t Task) {
+			k := t.Waker()
+			np.readyFired(pollWaiter{k: k})
+			queued := e.takeFired(nil, nil) != 0
+			t.Park(k)
+			if queued {
+				done <- errors.New("a poll queued the resume token of a task that had not committed its park")
+				return
+			}
+			done <- nil
+		}); err != nil {
+			return err
+		}
+		err = <-done
+		if cerr := e.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PollCheck is the direct poll check for the kill matrix.
+func PollCheck() func(*testing.T) error { return bubbled(pollEarlyReady) }
+
+func TestPollEarlyReady(t *testing.T) {
+	if err := PollCheck()(t); err != nil {
+		t.Fatal(err)
+	}
+}
