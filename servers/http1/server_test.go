@@ -251,61 +251,70 @@ func TestExpectContinue(t *testing.T) {
 // connection, then 8 goroutines send 20 each on at most 8 connections.
 func TestNetHTTPClient(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, tr transport) {
-		s := &http1.Server{}
-		url := "http://" + start(t, tr, s)
-		hc := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 8, MaxIdleConnsPerHost: 8}}
-		defer hc.CloseIdleConnections()
-		reused := 0
-		trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) {
-			if i.Reused {
-				reused++
-			}
-		}}
-		ctx := httptrace.WithClientTrace(context.Background(), trace)
-		for i := range 50 {
-			var req *http.Request
-			want := "Hello, World!"
-			if i%2 == 0 {
-				req, _ = http.NewRequestWithContext(ctx, "GET", url+"/", nil)
-			} else {
-				want = strings.Repeat(fmt.Sprint(i), 100*i)
-				req, _ = http.NewRequestWithContext(ctx, "POST", url+"/echo", strings.NewReader(want))
-			}
-			if err := roundTripHTTP(hc, req, want); err != nil {
-				t.Fatalf("request %d: %v", i, err)
-			}
-		}
-		if reused != 49 || s.Accepted() != 1 {
-			t.Fatalf("%d of 50 requests on a reused connection, %d accepted; want 49 and 1", reused, s.Accepted())
-		}
-		// A body of unknown length: the client sends it chunked.
-		req, _ := http.NewRequest("POST", url+"/echo", io.MultiReader(strings.NewReader("chunk"), strings.NewReader("ed")))
-		if err := roundTripHTTP(hc, req, "chunked"); err != nil {
-			t.Fatalf("chunked: %v", err)
-		}
-		var wg sync.WaitGroup
-		errs := make(chan error, 8)
-		for g := range 8 {
-			wg.Go(func() {
-				for i := range 20 {
-					body := fmt.Sprintf("g%d-%d", g, i)
-					req, _ := http.NewRequest("POST", url+"/echo", strings.NewReader(body))
-					if err := roundTripHTTP(hc, req, body); err != nil {
-						errs <- err
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		if err := runNetHTTPClient(t, tr); err != nil {
 			t.Fatal(err)
 		}
-		if n := s.Accepted(); n > 8 {
-			t.Fatalf("%d connections accepted for 211 requests of at most 8 at once, want at most 8", n)
-		}
 	})
+}
+
+// runNetHTTPClient is TestNetHTTPClient's verdict on tr (and the kill
+// matrix's "clients" column).
+func runNetHTTPClient(t testing.TB, tr transport) error {
+	s := &http1.Server{}
+	url := "http://" + start(t, tr, s)
+	hc := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 8, MaxIdleConnsPerHost: 8}}
+	defer hc.CloseIdleConnections()
+	reused := 0
+	trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) {
+		if i.Reused {
+			reused++
+		}
+	}}
+	ctx := httptrace.WithClientTrace(context.Background(), trace)
+	for i := range 50 {
+		var req *http.Request
+		want := "Hello, World!"
+		if i%2 == 0 {
+			req, _ = http.NewRequestWithContext(ctx, "GET", url+"/", nil)
+		} else {
+			want = strings.Repeat(fmt.Sprint(i), 100*i)
+			req, _ = http.NewRequestWithContext(ctx, "POST", url+"/echo", strings.NewReader(want))
+		}
+		if err := roundTripHTTP(hc, req, want); err != nil {
+			return fmt.Errorf("request %d: %v", i, err)
+		}
+	}
+	if reused != 49 || s.Accepted() != 1 {
+		return fmt.Errorf("%d of 50 requests on a reused connection, %d accepted; want 49 and 1", reused, s.Accepted())
+	}
+	// A body of unknown length: the client sends it chunked.
+	req, _ := http.NewRequest("POST", url+"/echo", io.MultiReader(strings.NewReader("chunk"), strings.NewReader("ed")))
+	if err := roundTripHTTP(hc, req, "chunked"); err != nil {
+		return fmt.Errorf("chunked: %v", err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				body := fmt.Sprintf("g%d-%d", g, i)
+				req, _ := http.NewRequest("POST", url+"/echo", strings.NewReader(body))
+				if err := roundTripHTTP(hc, req, body); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err, ok := <-errs; ok {
+		return err
+	}
+	if n := s.Accepted(); n > 8 {
+		return fmt.Errorf("%d connections accepted for 211 requests of at most 8 at once, want at most 8", n)
+	}
+	return nil
 }
 
 func roundTripHTTP(hc *http.Client, req *http.Request, want string) error {
@@ -407,18 +416,27 @@ func isReset(err error) bool { return err != nil && strings.Contains(err.Error()
 // gets the same exact answer as one that sends it at once.
 func TestSlowClient(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, tr transport) {
-		addr := start(t, tr, &http1.Server{Limits: tableLimits})
-		c := conversations[0]
-		// Without the request after "Connection: close": the server has
-		// closed by then, and a write of it would fail.
-		got, err := talkSlowly(addr, strings.TrimSuffix(c.send, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
-		if err != nil {
+		if err := runSlowClient(t, tr); err != nil {
 			t.Fatal(err)
 		}
-		if got != c.want {
-			t.Fatalf("answer\n%q\nwant\n%q", got, c.want)
-		}
 	})
+}
+
+// runSlowClient is TestSlowClient's verdict on tr (and the kill matrix's
+// "clients" column).
+func runSlowClient(t testing.TB, tr transport) error {
+	addr := start(t, tr, &http1.Server{Limits: tableLimits})
+	c := conversations[0]
+	// Without the request after "Connection: close": the server has
+	// closed by then, and a write of it would fail.
+	got, err := talkSlowly(addr, strings.TrimSuffix(c.send, "GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+	if err != nil {
+		return err
+	}
+	if got != c.want {
+		return fmt.Errorf("slow client: answer\n%q\nwant\n%q", got, c.want)
+	}
+	return nil
 }
 
 // talkSlowly sends send one byte per write, half-closes and reads the answer

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,31 +145,40 @@ func TestConversations(t *testing.T) {
 // at 8*100, each client's values are its own, and 8 connections served it.
 func TestPipelinedClients(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, tr transport) {
-		s := &resp.Server{}
-		addr := start(t, tr, s)
-		const clients, rounds = 8, 100
-		var wg sync.WaitGroup
-		errs := make(chan error, clients)
-		for c := range clients {
-			wg.Go(func() {
-				if err := pipelinedClient(addr, c, rounds); err != nil {
-					errs <- fmt.Errorf("client %d: %w", c, err)
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		if err := runPipelinedClients(t, tr); err != nil {
 			t.Fatal(err)
 		}
-		got, _ := s.Store.Get([]byte("counter"))
-		if string(got) != strconv.Itoa(clients*rounds) {
-			t.Fatalf("counter %q after %d INCRs", got, clients*rounds)
-		}
-		if n := s.Accepted(); n != clients {
-			t.Fatalf("%d connections accepted, want %d", n, clients)
-		}
 	})
+}
+
+// runPipelinedClients is TestPipelinedClients' verdict on tr (and the kill
+// matrix's "clients" column).
+func runPipelinedClients(t testing.TB, tr transport) error {
+	s := &resp.Server{}
+	addr := start(t, tr, s)
+	const clients, rounds = 8, 100
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for c := range clients {
+		wg.Go(func() {
+			if err := pipelinedClient(addr, c, rounds); err != nil {
+				errs <- fmt.Errorf("client %d: %w", c, err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	if err, ok := <-errs; ok {
+		return err
+	}
+	got, _ := s.Store.Get([]byte("counter"))
+	if string(got) != strconv.Itoa(clients*rounds) {
+		return fmt.Errorf("counter %q after %d INCRs", got, clients*rounds)
+	}
+	if n := s.Accepted(); n != clients {
+		return fmt.Errorf("%d connections accepted, want %d", n, clients)
+	}
+	return nil
 }
 
 func pipelinedClient(addr string, c, rounds int) error {
@@ -243,21 +253,54 @@ func TestRedisCLI(t *testing.T) {
 // goroutines' 1000 INCRs each of one key end at 8000.
 func TestStoreConcurrentIncr(t *testing.T) {
 	st := resp.NewStore()
+	if err := checkConcurrentIncr(st.Incr, st.Get); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConcurrentIncrCatchesLostUpdates feeds the check an INCR broken on
+// purpose, a GET and a SET with a yield between them (so other goroutines
+// run there even on one P), and requires the check to fail.
+func TestConcurrentIncrCatchesLostUpdates(t *testing.T) {
+	st := resp.NewStore()
+	broken := func(key []byte) (int64, error) {
+		v, _ := st.Get(key)
+		n, _ := strconv.ParseInt(string(v), 10, 64)
+		runtime.Gosched()
+		st.Set(key, strconv.AppendInt(nil, n+1, 10))
+		return n + 1, nil
+	}
+	err := checkConcurrentIncr(broken, st.Get)
+	if err == nil {
+		t.Fatal("the check passes an INCR whose read and write are two steps")
+	}
+	t.Logf("caught: %v", err)
+}
+
+// checkConcurrentIncr runs 8 goroutines of 1000 incr each on one key and
+// requires the key to end at 8000.
+func checkConcurrentIncr(incr func([]byte) (int64, error), get func([]byte) ([]byte, bool)) error {
 	var wg sync.WaitGroup
+	errs := make(chan error, 8)
 	for range 8 {
 		wg.Go(func() {
 			for range 1000 {
-				if _, err := st.Incr([]byte("k")); err != nil {
-					t.Error(err)
+				if _, err := incr([]byte("k")); err != nil {
+					errs <- err
 					return
 				}
 			}
 		})
 	}
 	wg.Wait()
-	if v, _ := st.Get([]byte("k")); string(v) != "8000" {
-		t.Fatalf("k = %q after 8000 INCRs", v)
+	close(errs)
+	if err, ok := <-errs; ok {
+		return err
 	}
+	if v, _ := get([]byte("k")); string(v) != "8000" {
+		return fmt.Errorf("k = %q after 8000 INCRs: updates lost", v)
+	}
+	return nil
 }
 
 // TestSlowClient: a client that sends a pipeline one byte per write (a slow
@@ -265,17 +308,26 @@ func TestStoreConcurrentIncr(t *testing.T) {
 // answer as one that sends it at once.
 func TestSlowClient(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, tr transport) {
-		addr := start(t, tr, &resp.Server{Limits: resp.Limits{MaxBulk: 20}})
-		for _, c := range conversations[:2] {
-			got, err := talkSlowly(addr, c.send)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != c.want {
-				t.Fatalf("%s: answer\n%q\nwant\n%q", c.name, got, c.want)
-			}
+		if err := runSlowClient(t, tr); err != nil {
+			t.Fatal(err)
 		}
 	})
+}
+
+// runSlowClient is TestSlowClient's verdict on tr (and the kill matrix's
+// "clients" column).
+func runSlowClient(t testing.TB, tr transport) error {
+	addr := start(t, tr, &resp.Server{Limits: resp.Limits{MaxBulk: 20}})
+	for _, c := range conversations[:2] {
+		got, err := talkSlowly(addr, c.send)
+		if err != nil {
+			return err
+		}
+		if got != c.want {
+			return fmt.Errorf("slow client, %s: answer\n%q\nwant\n%q", c.name, got, c.want)
+		}
+	}
+	return nil
 }
 
 // talkSlowly sends send one byte per write, half-closes and reads the answer
