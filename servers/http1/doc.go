@@ -69,7 +69,8 @@
 //
 // The seeded mutations (mutation.go) are the checkers' proof that they can
 // fail: TestKillMatrix (tags schedcheck,schedmutant) requires each to be
-// caught by two of the table, the conversations and the round trip, and
+// caught by two of the table, the conversations and the round trip (the
+// real clients, net/http's and TestSlowClient's, are an extra column), and
 // TestParseTableCatchesBrokenParsers feeds the table parsers broken on
 // purpose in a normal build.
 package http1

@@ -62,5 +62,8 @@
 // The seeded mutations (mutation.go) are the checkers' proof that they can
 // fail: TestKillMatrix (tags schedcheck,schedmutant) requires each to be
 // caught by two of the parse table, the command table, the conversations
-// and the round trip.
+// and the round trip; the clients (the pipelines and TestSlowClient's) are
+// an extra column of its full table. TestConcurrentIncrCatchesLostUpdates
+// feeds TestStoreConcurrentIncr's check an INCR that is two steps and
+// requires it to fail.
 package resp

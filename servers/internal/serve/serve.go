@@ -1,7 +1,3 @@
-// Package serve is what the servers under servers/ share: an accept loop
-// that starts each connection's loop with a spawn func and tracks the
-// connections so that Close can end them, and a connection reader that
-// writes the pending responses before it would block.
 package serve
 
 import (
