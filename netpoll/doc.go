@@ -73,4 +73,48 @@
 // by the waiter before its commit CAS and read only by the one whose CAS
 // moves Parked away, so the word stays a small integer the explorer can
 // name and the TLA+ spec shares.
+//
+// # Properties and the tests that fail when they break
+//
+//	no lost wakeup: an event, Close or an expiry that lands before the
+//	wait, between Wait and the commit, or after the park ends the wait
+//	    TestExploreNetpoll (event-vs-commit, close-vs-wait, event-and-close-vs-wait,
+//	    expire-vs-reset), TestPollModel, TestScenarios/event-races-commit,
+//	    TestScenarios/close-races-wait, TestStressExactlyOnce; PollDesc.tla NoLostWakeup
+//	no double resume: each committed park readied once, a failed commit never
+//	    TestExploreNetpoll (the W is a Note: a second Wakeup panics), TestPollModel,
+//	    TestStressExactlyOnce; PollDesc.tla NoDoubleResume
+//	no event for a freed Desc, even once its slot is reused
+//	    TestExploreNetpoll (stale-tag-vs-reused-slot), TestPollModel (every tag ever given),
+//	    TestScenarios/stale-tag-after-reuse, TestStressExactlyOnce, TestTableDropsStaleTags;
+//	    PollDesc.tla NoStaleEvent
+//	a timer for a deadline moved on since does nothing
+//	    TestExploreNetpoll (expire-vs-reset), TestPollModel, TestScenarios/expire-after-reset,
+//	    TestDeadlines; PollDesc.tla NoStaleExpiry
+//	no lost break: one write per drain, a poller that blocked sees new work
+//	    TestExploreNetpoll (break-vs-drain: the eventfd is a Note), TestPollModel,
+//	    TestScenarios/break-after-drain, TestBreakerWritesOncePerDrain; PollDescBreak.tla NoLostBreak
+//
+// The seeded mutants (mutation.go) and the deterministic checkers that kill
+// them (killmatrix_test.go prints the table; TLC rejects each as an extra):
+//
+//	CommitNoCAS              model, scenarios, explorer
+//	EventLostOnWait          model, scenarios, explorer
+//	ParkSkipsErrRecheck      scenarios (close-races-wait), explorer
+//	CloseWakesBeforePublish  scenarios (close-races-wait, bound 2), explorer
+//	ExpireIgnoresSeq         model, scenarios, explorer
+//	LookupIgnoresGen         model, scenarios, explorer (and the stress)
+//	DrainedNeverRearms       model, scenarios, explorer
+//	BreakAlwaysSkips         model, scenarios, explorer
+//
+// # Where each rung of the ladder lives
+//
+//	unit tests             desc_test.go, scenarios_test.go
+//	state machine (rapid)  model_test.go    TestPollModel (stepped waiters in both directions, a
+//	                                        Table and a Breaker against a sequential model)
+//	race stress            stress_test.go   TestStressExactlyOnce (a watchdog per run)
+//	explorer               explore_test.go  TestExploreNetpoll (-tags schedcheck, bound 2)
+//	TLA+                   ../proofs/tla/PollDesc.tla, PollDescBreak.tla (README.md there)
+//	seeded mutants         mutation.go, killmatrix_test.go (-tags schedcheck,schedmutant)
+//	benchmarks             bench_test.go    each beside a peer (channels, a map under an RWMutex)
 package netpoll
