@@ -60,106 +60,76 @@ func pollReached(e *Executor) {
 	}
 }
 
+// pollReadyCase is poll-ready on procs Ps: the outside thread stores the
+// data and injects the event while the task reads.
+func pollReadyCase(name string, procs int) exploreCase {
+	return exploreCase{
+		name: name, procs: procs, spares: 1, sysmon: true, tasks: 1,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			f := openFake(e)
+			var data atomicx.Bool
+			var done atomicx.Note
+			explore.Name(&data, "data")
+			explore.Name(&done, "done")
+			_ = e.Go(func(t Task) {
+				defer done.Wakeup()
+				if err := readUntil(t, f, &data); err != nil {
+					panic(err)
+				}
+				if e.np.Load().readies.Load() != 0 {
+					explore.Reached("parked, then readied by a poll")
+				} else {
+					explore.Reached("the data came before the park")
+				}
+				ran[0].Add(1)
+			})
+			data.Store(true)
+			pollInject(e, netpoll.Read)
+			done.Sleep() // Close fails the I/O of tasks that have not done it yet
+		},
+	}
+}
+
+// pollCloseCase parks a reader that never gets data, runs more (the
+// submits of more tasks, each counted), then closes the executor: the
+// reader must wake with ErrPollerClosed and sysmon must leave its poll.
+func pollCloseCase(name string, more int) exploreCase {
+	return exploreCase{
+		name: name, procs: 1, spares: 1, sysmon: true, tasks: 1 + more,
+		submit: func(e *Executor, ran []atomicx.Int32) {
+			f := openFake(e)
+			var never atomicx.Bool
+			_ = e.Go(func(t Task) {
+				if err := readUntil(t, f, &never); errors.Is(err, ErrPollerClosed) {
+					ran[0].Add(1)
+				}
+			})
+			for i := range more {
+				_ = e.Go(count(ran, 1+i)) // takeP against sysmon's way into the poll
+			}
+			if err := e.Close(); err != nil {
+				panic(err)
+			}
+			pollReached(e)
+		},
+	}
+}
+
+// openFake waits for the spare, then registers fakeFD.
+func openFake(e *Executor) *FD {
+	awaitSpares(e, 1)
+	f, err := e.OpenFD(fakeFD)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
 var pollCases = []exploreCase{
-	{
-		name: "poll-ready", procs: 1, spares: 1, sysmon: true, tasks: 1,
-		submit: func(e *Executor, ran []atomicx.Int32) {
-			awaitSpares(e, 1)
-			f, err := e.OpenFD(fakeFD)
-			if err != nil {
-				panic(err)
-			}
-			var data atomicx.Bool
-			var done atomicx.Note
-			explore.Name(&data, "data")
-			explore.Name(&done, "done")
-			_ = e.Go(func(t Task) {
-				defer done.Wakeup()
-				if err := readUntil(t, f, &data); err != nil {
-					panic(err)
-				}
-				if e.np.Load().readies.Load() != 0 {
-					explore.Reached("parked, then readied by a poll")
-				} else {
-					explore.Reached("the data came before the park")
-				}
-				ran[0].Add(1)
-			})
-			data.Store(true)
-			pollInject(e, netpoll.Read)
-			done.Sleep() // Close fails the I/O of tasks that have not done it yet
-		},
-	},
-	{
-		name: "poll-ready-2p", procs: 2, spares: 1, sysmon: true, tasks: 1,
-		submit: func(e *Executor, ran []atomicx.Int32) {
-			awaitSpares(e, 1)
-			f, err := e.OpenFD(fakeFD)
-			if err != nil {
-				panic(err)
-			}
-			var data atomicx.Bool
-			var done atomicx.Note
-			explore.Name(&data, "data")
-			explore.Name(&done, "done")
-			_ = e.Go(func(t Task) {
-				defer done.Wakeup()
-				if err := readUntil(t, f, &data); err != nil {
-					panic(err)
-				}
-				if e.np.Load().readies.Load() != 0 {
-					explore.Reached("parked, then readied by a poll")
-				} else {
-					explore.Reached("the data came before the park")
-				}
-				ran[0].Add(1)
-			})
-			data.Store(true)
-			pollInject(e, netpoll.Read)
-			done.Sleep() // Close fails the I/O of tasks that have not done it yet
-		},
-	},
-	{
-		name: "poll-vs-close", procs: 1, spares: 1, sysmon: true, tasks: 1,
-		submit: func(e *Executor, ran []atomicx.Int32) {
-			awaitSpares(e, 1)
-			f, err := e.OpenFD(fakeFD)
-			if err != nil {
-				panic(err)
-			}
-			var never atomicx.Bool
-			_ = e.Go(func(t Task) {
-				if err := readUntil(t, f, &never); errors.Is(err, ErrPollerClosed) {
-					ran[0].Add(1)
-				}
-			})
-			if err := e.Close(); err != nil {
-				panic(err)
-			}
-			pollReached(e)
-		},
-	},
-	{
-		name: "poll-submit", procs: 1, spares: 1, sysmon: true, tasks: 2,
-		submit: func(e *Executor, ran []atomicx.Int32) {
-			awaitSpares(e, 1)
-			f, err := e.OpenFD(fakeFD)
-			if err != nil {
-				panic(err)
-			}
-			var never atomicx.Bool
-			_ = e.Go(func(t Task) {
-				if err := readUntil(t, f, &never); errors.Is(err, ErrPollerClosed) {
-					ran[0].Add(1)
-				}
-			})
-			_ = e.Go(count(ran, 1)) // takeP against sysmon's way into the poll
-			if err := e.Close(); err != nil {
-				panic(err)
-			}
-			pollReached(e)
-		},
-	},
+	pollReadyCase("poll-ready", 1),
+	pollReadyCase("poll-ready-2p", 2),
+	pollCloseCase("poll-vs-close", 0),
+	pollCloseCase("poll-submit", 1),
 }
 
 // pollOptions are each poll scenario's options: PCT from a fixed seed

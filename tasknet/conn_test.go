@@ -81,10 +81,7 @@ func echoClients(addr string, n, rounds int) error {
 // park between requests; none holds an M while it waits.
 func TestEchoManyConnections(t *testing.T) {
 	procsCases(t, func(t *testing.T, procs int) {
-		ex := newExec(t, procs)
-		l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		stop := serve(t, ex, l, echo)
+		ex, l, stop := startServer(t, procs, echo)
 		conns := 300
 		if testing.Short() {
 			conns = 100
@@ -104,10 +101,7 @@ func TestEchoUnderLoad(t *testing.T) {
 	require.NoError(t, err)
 	defer busy.Stop()
 	procsCases(t, func(t *testing.T, procs int) {
-		ex := newExec(t, procs)
-		l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		stop := serve(t, ex, l, echo)
+		_, l, stop := startServer(t, procs, echo)
 		require.NoError(t, echoClients(l.Addr().String(), 50, 10))
 		stop()
 	})
@@ -201,11 +195,8 @@ func TestSlowloris(t *testing.T) {
 // TestResetAndHalfClose: a peer that resets makes the server's read fail
 // (not hang); a peer that half-closes still gets its reply.
 func TestResetAndHalfClose(t *testing.T) {
-	ex := newExec(t, 2)
-	l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	results := make(chan error, 4)
-	stop := serve(t, ex, l, func(_ executor.Task, c *tasknet.Conn) {
+	_, l, stop := startServer(t, 2, func(_ executor.Task, c *tasknet.Conn) {
 		defer c.Close()
 		b, err := io.ReadAll(c) // until EOF, or the reset
 		if err != nil {
@@ -245,12 +236,9 @@ func TestResetAndHalfClose(t *testing.T) {
 // task parked in its Read with net.ErrClosed; closing the listener ends a
 // parked Accept the same way (serve's stop checks that).
 func TestCloseWhileParked(t *testing.T) {
-	ex := newExec(t, 2)
-	l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	accepted := make(chan *tasknet.Conn, 1)
 	readErr := make(chan error, 1)
-	stop := serve(t, ex, l, func(tk executor.Task, c *tasknet.Conn) {
+	ex, l, stop := startServer(t, 2, func(tk executor.Task, c *tasknet.Conn) {
 		accepted <- c
 		_, err := c.Read(make([]byte, 8))
 		readErr <- err
@@ -273,11 +261,8 @@ func TestCloseWhileParked(t *testing.T) {
 // future ends a parked read; both are net.Error timeouts wrapping
 // os.ErrDeadlineExceeded; clearing it lets the read wait for data.
 func TestDeadlines(t *testing.T) {
-	ex := newExec(t, 1)
-	l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	results := make(chan error, 3)
-	stop := serve(t, ex, l, func(_ executor.Task, c *tasknet.Conn) {
+	_, l, stop := startServer(t, 1, func(_ executor.Task, c *tasknet.Conn) {
 		defer c.Close()
 		buf := make([]byte, 8)
 		c.SetReadDeadline(time.Now().Add(-time.Second))
@@ -314,10 +299,7 @@ func TestDeadlines(t *testing.T) {
 // directions, with a task as the client (Dial) and the bytes checked.
 func TestBulkTransfer(t *testing.T) {
 	procsCases(t, func(t *testing.T, procs int) {
-		ex := newExec(t, procs)
-		l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		stop := serve(t, ex, l, echo)
+		ex, l, stop := startServer(t, procs, echo)
 		size := 8 << 20
 		if testing.Short() {
 			size = 2 << 20

@@ -58,6 +58,16 @@ func serve(t *testing.T, ex *executor.Executor, l *tasknet.Listener, handle func
 	}
 }
 
+// startServer makes an executor of procs Ps with a listener on loopback
+// served by handle (serve), and returns them with serve's stop.
+func startServer(t *testing.T, procs int, handle func(executor.Task, *tasknet.Conn)) (*executor.Executor, *tasknet.Listener, func()) {
+	t.Helper()
+	ex := newExec(t, procs)
+	l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	return ex, l, serve(t, ex, l, handle)
+}
+
 // procsCases runs f at GOMAXPROCS 1 and 2 with as many Ps.
 func procsCases(t *testing.T, f func(t *testing.T, procs int)) {
 	for _, procs := range []int{1, 2} {

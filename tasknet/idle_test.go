@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/schedkit/schedkit/tasknet"
 )
 
 // idleConns is how many idle connections TestIdleConnectionsCostNoM
@@ -36,10 +34,7 @@ func heapInUse() uint64 {
 func TestIdleConnectionsCostNoM(t *testing.T) {
 	n := idleConns()
 	for _, procs := range []int{1, 2} {
-		ex := newExec(t, procs)
-		l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		stop := serve(t, ex, l, echo)
+		ex, l, stop := startServer(t, procs, echo)
 		before := heapInUse()
 		clients := make([]net.Conn, 0, n)
 		for range n {
