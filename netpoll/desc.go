@@ -214,6 +214,13 @@ func (d *Desc[W]) unblock(m Mode, ioready bool) (w W, ok bool) {
 		if mutant == eventLostOnWait && old == pdWait {
 			next = pdNil
 		}
+		if mutant == unblockNoCAS {
+			s.Store(next)
+			if old == pdParked {
+				return *slot, true
+			}
+			return w, false
+		}
 		if s.CompareAndSwap(old, next) {
 			if old == pdParked {
 				return *slot, true

@@ -106,6 +106,8 @@
 //	LookupIgnoresGen         model, scenarios, explorer (and the stress)
 //	DrainedNeverRearms       model, scenarios, explorer
 //	BreakAlwaysSkips         model, scenarios, explorer
+//	UnblockNoCAS             scenarios (event-races-commit, close-races-wait), explorer
+//	                         (a lost wakeup; event-and-close-vs-wait: the W readied twice)
 //
 // # Where each rung of the ladder lives
 //

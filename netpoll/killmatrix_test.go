@@ -35,8 +35,9 @@ var killConfig = killmatrix.Config{
 	}.Checkers(),
 	// Under -short each mutant's killers run first. The stepped waiters of
 	// the model reach the window between Wait and the commit, but not a
-	// Close stopped halfway or one that fits between Wait's first check and
-	// its publication: those two need the explorer.
+	// Close stopped halfway, one that fits between Wait's first check and
+	// its publication, or two unblocks interleaved: those three need the
+	// explorer.
 	Killers: map[string][]string{
 		"CommitNoCAS":             {"model", "scenarios"},
 		"EventLostOnWait":         {"model", "scenarios"},
@@ -46,6 +47,7 @@ var killConfig = killmatrix.Config{
 		"LookupIgnoresGen":        {"model", "scenarios"},
 		"DrainedNeverRearms":      {"model", "scenarios"},
 		"BreakAlwaysSkips":        {"model", "scenarios"},
+		"UnblockNoCAS":            {"scenarios", "explorer"},
 	},
 }
 

@@ -42,6 +42,12 @@ const (
 	drainedNeverRearms
 	// BreakAlwaysSkips: Break never writes.
 	breakAlwaysSkips
+	// UnblockNoCAS: netpollunblock's update is a load and a store of what
+	// the load decided, not a CAS: an event and Close that both load
+	// Parked both take the W and ready it twice, and a Close that loaded
+	// Wait stores Nil over the Parked the waiter committed meanwhile, which
+	// nobody readies.
+	unblockNoCAS
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
@@ -56,4 +62,5 @@ var mutationNames = [...]string{
 	lookupIgnoresGen:        "LookupIgnoresGen",
 	drainedNeverRearms:      "DrainedNeverRearms",
 	breakAlwaysSkips:        "BreakAlwaysSkips",
+	unblockNoCAS:            "UnblockNoCAS",
 }

@@ -25,11 +25,11 @@ func TestScenarios(t *testing.T) { killmatrix.TestScenarios(t, scenarios) }
 
 var scenarios = []scenario{
 	// Bound 1: the event lands between Wait and the commit.
-	{Name: "event-races-commit", Targets: "CommitNoCAS EventLostOnWait", Run: pinned("event-races-commit", 1, eventVsCommit)},
+	{Name: "event-races-commit", Targets: "CommitNoCAS EventLostOnWait UnblockNoCAS", Run: pinned("event-races-commit", 1, eventVsCommit)},
 	// Bound 2: Close must stop between its unblock and its publish for
 	// CloseWakesBeforePublish; ParkSkipsErrRecheck needs Close whole
 	// between Wait's first check and its CAS Nil -> Wait.
-	{Name: "close-races-wait", Targets: "ParkSkipsErrRecheck CloseWakesBeforePublish", Run: pinned("close-races-wait", 2, closeVsWait)},
+	{Name: "close-races-wait", Targets: "ParkSkipsErrRecheck CloseWakesBeforePublish UnblockNoCAS", Run: pinned("close-races-wait", 2, closeVsWait)},
 	{Name: "expire-after-reset", Targets: "ExpireIgnoresSeq", Run: scenarioExpireAfterReset},
 	{Name: "stale-tag-after-reuse", Targets: "LookupIgnoresGen", Run: scenarioStaleTag},
 	{Name: "break-after-drain", Targets: "DrainedNeverRearms BreakAlwaysSkips", Run: scenarioBreakAfterDrain},

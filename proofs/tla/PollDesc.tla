@@ -53,8 +53,10 @@ CONSTANTS
 \*                            comparing its tag
 \*   DrainedNeverRearms       Drained leaves the break flag set
 \*   BreakAlwaysSkips         Break never writes
+\*   UnblockNoCAS             netpollunblock loads the semaphore in one step
+\*                            and stores what that load decided in the next
 Mutants == {"none", "CommitNoCAS", "EventLostOnWait", "ParkSkipsErrRecheck", "CloseWakesBeforePublish",
-            "ExpireIgnoresSeq", "LookupIgnoresGen", "DrainedNeverRearms", "BreakAlwaysSkips"}
+            "ExpireIgnoresSeq", "LookupIgnoresGen", "DrainedNeverRearms", "BreakAlwaysSkips", "UnblockNoCAS"}
 
 ASSUME Parts \subseteq {"desc", "break"} /\ Wakers \in 0..2 /\ Mutant \in Mutants
 
@@ -80,6 +82,7 @@ VARIABLES
     cur,            \* the poller's event and the Desc its lookup found
     found,
     hold,           \* hold[th]: th moved Parked away and owns the W to ready
+    loaded,         \* loaded[th]: the semaphore an UnblockNoCAS load read ("": none)
     pc,
     \* the break part
     sig,            \* the Breaker's flag (netpollWakeSig)
@@ -94,7 +97,7 @@ VARIABLES
     setGen,         \* the generation that SetDeadline gave it
     firedGen        \* the generation an Expire fired for (0: none)
 
-vars == <<sem, infoClosing, infoExpired, closing, rd, seq, lock, slot, tag1, tag2, evs, cur, found, hold, pc,
+vars == <<sem, infoClosing, infoExpired, closing, rd, seq, lock, slot, tag1, tag2, evs, cur, found, hold, loaded, pc,
           sig, efd, work, taken, edge, wakes, corrupt, staleHit, lastSet, setGen, firedGen>>
 descVars  == <<sem, infoClosing, infoExpired, closing, rd, seq, lock, slot, tag1, tag2, evs, cur, found, hold,
                edge, wakes, corrupt, staleHit, lastSet, setGen, firedGen>>
@@ -106,6 +109,7 @@ Init ==
     /\ slot = "d1" /\ tag1 = 1 /\ tag2 = 0
     /\ evs = Events /\ cur = "" /\ found = None
     /\ hold = [th \in DescThreads |-> FALSE]
+    /\ loaded = [th \in DescThreads |-> ""]
     /\ pc = [th \in Threads |->
                IF th \in DescThreads THEN (IF "desc" \in Parts THEN "start" ELSE "done")
                ELSE IF "break" \in Parts THEN (IF th = "bp" THEN "check" ELSE "publish")
@@ -123,6 +127,21 @@ UnblockTo(old, ioready) ==
     ELSE IF ioready /\ ~(Mutant = "EventLostOnWait" /\ old = "Wait") THEN "Ready"
     ELSE "Nil"
 Takes(old, ioready) == old = "Parked"
+
+\* netpollunblock by thread th (ioready for an event), then on to next(old)
+\* with the value it moved. Its CAS loop is one atomic update; under
+\* UnblockNoCAS it is a load (a step of its own), then a store of what that
+\* load decided, over whatever the semaphore holds by then. A no-op (Ready,
+\* or Nil without ioready) stores nothing.
+UnblockStep(th, ioready, nextPc(_)) ==
+    IF Mutant = "UnblockNoCAS" /\ loaded[th] = ""
+      THEN /\ loaded' = [loaded EXCEPT ![th] = sem]
+           /\ UNCHANGED <<sem, hold, pc>>
+      ELSE LET old == IF Mutant = "UnblockNoCAS" THEN loaded[th] ELSE sem IN
+           /\ sem' = IF UnblockTo(old, ioready) = old THEN sem ELSE UnblockTo(old, ioready)
+           /\ hold' = [hold EXCEPT ![th] = Takes(old, ioready)]
+           /\ loaded' = [loaded EXCEPT ![th] = ""]
+           /\ Goto(th, nextPc(old))
 
 -----------------------------------------------------------------------------
 \* The waiter, Desc.Wait(Read) in a loop: poll_runtime_pollWait and
@@ -207,12 +226,10 @@ LookupTag ==   \* the Desc's tag against the event's
 Unblock ==     \* Desc.Ready: netpollunblock(ioready) on the Desc found (D1's is not kept: it is closed)
     /\ pc["p"] = "unblock"
     /\ IF found = "d2"
-         THEN /\ sem' = UnblockTo(sem, TRUE)
-              /\ hold' = [hold EXCEPT !["p"] = Takes(sem, TRUE)]
+         THEN /\ UnblockStep("p", TRUE, LAMBDA old : IF Takes(old, TRUE) THEN "ready" ELSE "start")
               /\ edge' = TRUE
               /\ staleHit' = (staleHit \/ cur = "stale")
-              /\ Goto("p", IF Takes(sem, TRUE) THEN "ready" ELSE "start")
-         ELSE /\ Goto("p", "start") /\ UNCHANGED <<sem, hold, edge, staleHit>>
+         ELSE /\ Goto("p", "start") /\ UNCHANGED <<sem, hold, loaded, edge, staleHit>>
     /\ UNCHANGED <<infoClosing, infoExpired, closing, rd, seq, lock, slot, tag1, tag2, evs, cur, found,
                    wakes, corrupt, lastSet, setGen, firedGen, breakVars>>
 
@@ -258,9 +275,7 @@ Close ==       \* lock, closing, the generations, publish (the mutant publishes 
 
 CloseUnblock ==
     /\ pc["o"] = "cunblock"
-    /\ sem' = UnblockTo(sem, FALSE)
-    /\ hold' = [hold EXCEPT !["o"] = Takes(sem, FALSE)]
-    /\ Goto("o", "cunlock")
+    /\ UnblockStep("o", FALSE, LAMBDA old : "cunlock")
     /\ UNCHANGED <<infoClosing, infoExpired, closing, rd, seq, lock, slot, tag1, tag2, evs, cur, found,
                    edge, wakes, corrupt, staleHit, lastSet, setGen, firedGen, breakVars>>
 
@@ -292,9 +307,7 @@ Expire ==      \* lock; stale (closing, or a generation moved on): unlock; else 
 
 ExpireUnblock ==
     /\ pc["t"] = "xunblock"
-    /\ sem' = UnblockTo(sem, FALSE)
-    /\ hold' = [hold EXCEPT !["t"] = Takes(sem, FALSE)]
-    /\ Goto("t", "xunlock")
+    /\ UnblockStep("t", FALSE, LAMBDA old : "xunlock")
     /\ UNCHANGED <<infoClosing, infoExpired, closing, rd, seq, lock, slot, tag1, tag2, evs, cur, found,
                    edge, wakes, corrupt, staleHit, lastSet, setGen, firedGen, breakVars>>
 
@@ -368,13 +381,15 @@ Finished ==
     /\ UNCHANGED vars
 
 Next ==
-    \/ WaitCheck \/ WaitCAS \/ Recheck \/ Commit \/ Park \/ Swap \/ ErrCheck
-    \/ PollRead \/ Lookup \/ LookupTag \/ Unblock \/ Ready
-    \/ Free \/ Open \/ Close \/ CloseUnblock \/ CloseUnlock \/ CloseReady
-    \/ Expire \/ ExpireUnblock \/ ExpireUnlock \/ ExpireReady \/ SetDeadline
-    \/ PollCheck \/ PollBlock \/ Drained
-    \/ \E k \in WakerIds : Publish(k) \/ Break(k) \/ BreakWrite(k)
-    \/ Finished
+    \/ Unblock \/ CloseUnblock \/ ExpireUnblock
+    \/ /\ \/ WaitCheck \/ WaitCAS \/ Recheck \/ Commit \/ Park \/ Swap \/ ErrCheck
+          \/ PollRead \/ Lookup \/ LookupTag \/ Ready
+          \/ Free \/ Open \/ Close \/ CloseUnlock \/ CloseReady
+          \/ Expire \/ ExpireUnlock \/ ExpireReady \/ SetDeadline
+          \/ PollCheck \/ PollBlock \/ Drained
+          \/ \E k \in WakerIds : Publish(k) \/ Break(k) \/ BreakWrite(k)
+          \/ Finished
+       /\ UNCHANGED loaded
 
 Spec == Init /\ [][Next]_vars
 
