@@ -9,7 +9,6 @@ require (
 	github.com/prometheus/common v0.70.0
 	github.com/stretchr/testify v1.12.1
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sys v0.46.0
 	pgregory.net/rapid v1.3.0
 )
 
@@ -20,5 +19,6 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/procfs v0.21.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	golang.org/x/sys v0.46.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )

@@ -3,9 +3,8 @@
 package executor
 
 import (
+	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/schedkit/schedkit/netpoll"
 )
@@ -21,51 +20,63 @@ type pollSys struct {
 const wakeTag = 0
 
 func (s *pollSys) init() error {
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	epfd, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		return err
 	}
-	evfd, err := unix.Eventfd(0, unix.EFD_CLOEXEC|unix.EFD_NONBLOCK)
+	evfd, err := eventfd()
 	if err != nil {
-		unix.Close(epfd)
+		syscall.Close(epfd)
 		return err
 	}
 	// Level-triggered: every poll sees a pending break, but only the
 	// blocking one, which it was for, reads it (and calls Drained).
-	ev := unix.EpollEvent{Events: unix.EPOLLIN}
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN}
 	setTag(&ev, wakeTag)
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, evfd, &ev); err != nil {
-		unix.Close(evfd)
-		unix.Close(epfd)
+	if err := syscall.EpollCtl(epfd, syscall.EPOLL_CTL_ADD, evfd, &ev); err != nil {
+		syscall.Close(evfd)
+		syscall.Close(epfd)
 		return err
 	}
 	s.epfd, s.evfd = epfd, evfd
 	return nil
 }
 
+// eventfd makes the non-blocking, close-on-exec eventfd that breaks a
+// blocking wait (the syscall package has no wrapper for it).
+func eventfd() (int, error) {
+	const efdCloexec, efdNonblock = 0o2000000, 0o4000 // EFD_CLOEXEC, EFD_NONBLOCK
+	fd, _, errno := syscall.RawSyscall(syscall.SYS_EVENTFD2, 0, efdCloexec|efdNonblock, 0)
+	if errno != 0 {
+		return -1, errno
+	}
+	return int(fd), nil
+}
+
 // setTag stores a Table tag in the event's 8 bytes of user data.
-func setTag(ev *unix.EpollEvent, tag uint64) {
+func setTag(ev *syscall.EpollEvent, tag uint64) {
 	ev.Fd = int32(uint32(tag))
 	ev.Pad = int32(uint32(tag >> 32))
 }
 
-func tagOf(ev *unix.EpollEvent) uint64 {
+func tagOf(ev *syscall.EpollEvent) uint64 {
 	return uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32
 }
 
 // add registers fd edge-triggered for both directions and peer hang-ups,
 // once for its whole life, as netpollopen.
 func (s *pollSys) add(fd int, tag uint64) error {
-	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET}
+	const et = 1 << 31 // EPOLLET: syscall's constant is a negative int
+	ev := syscall.EpollEvent{Events: syscall.EPOLLIN | syscall.EPOLLOUT | syscall.EPOLLRDHUP | et}
 	setTag(&ev, tag)
-	return unix.EpollCtl(s.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
+	return syscall.EpollCtl(s.epfd, syscall.EPOLL_CTL_ADD, fd, &ev)
 }
 
 // del takes fd out of epoll (netpollclose). An event already queued for
 // it carries a tag its Table no longer knows.
 func (s *pollSys) del(fd int) {
-	var ev unix.EpollEvent
-	_ = unix.EpollCtl(s.epfd, unix.EPOLL_CTL_DEL, fd, &ev)
+	var ev syscall.EpollEvent
+	_ = syscall.EpollCtl(s.epfd, syscall.EPOLL_CTL_DEL, fd, &ev)
 }
 
 // wakeup is the Breaker's write (netpollBreak): the eventfd's counter
@@ -73,8 +84,8 @@ func (s *pollSys) del(fd int) {
 func (s *pollSys) wakeup() {
 	one := [8]byte{1}
 	for {
-		_, err := unix.Write(s.evfd, one[:])
-		if err != unix.EINTR {
+		_, err := syscall.Write(s.evfd, one[:])
+		if err != syscall.EINTR {
 			return // EAGAIN: the counter is full, a wakeup is pending anyway
 		}
 	}
@@ -91,8 +102,8 @@ func (s *pollSys) wait(np *poller, d time.Duration) {
 	case d > 0:
 		ms = int(min((d+time.Millisecond-1)/time.Millisecond, 1<<30))
 	}
-	var evs [128]unix.EpollEvent
-	n, err := unix.EpollWait(s.epfd, evs[:], ms)
+	var evs [128]syscall.EpollEvent
+	n, err := syscall.EpollWait(s.epfd, evs[:], ms)
 	np.lastPoll.Store(np.e.now())
 	if err != nil {
 		return // EINTR: the caller polls again when it must
@@ -103,30 +114,30 @@ func (s *pollSys) wait(np *poller, d time.Duration) {
 		if tag == wakeTag {
 			if ms != 0 {
 				var buf [8]byte
-				_, _ = unix.Read(s.evfd, buf[:])
+				_, _ = syscall.Read(s.evfd, buf[:])
 				np.brk.Drained()
 			}
 			continue
 		}
 		var m netpoll.Mode
-		if ev.Events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		if ev.Events&(syscall.EPOLLIN|syscall.EPOLLRDHUP|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
 			m |= netpoll.Read
 		}
-		if ev.Events&(unix.EPOLLOUT|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		if ev.Events&(syscall.EPOLLOUT|syscall.EPOLLHUP|syscall.EPOLLERR) != 0 {
 			m |= netpoll.Write
 		}
 		if m != 0 {
 			// An error alone, with no data or hang-up to read (netpoll's
 			// "ev.Events == EPOLLERR"): a read would not say more.
-			np.event(tag, m, ev.Events == unix.EPOLLERR)
+			np.event(tag, m, ev.Events == syscall.EPOLLERR)
 		}
 	}
 }
 
-func closeFD(fd int) { _ = unix.Close(fd) }
+func closeFD(fd int) { _ = syscall.Close(fd) }
 
 // close releases the epoll instance and the eventfd, once nothing polls.
 func (s *pollSys) close() {
-	_ = unix.Close(s.evfd)
-	_ = unix.Close(s.epfd)
+	_ = syscall.Close(s.evfd)
+	_ = syscall.Close(s.epfd)
 }

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"net"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"golang.org/x/sys/unix"
 
 	"github.com/schedkit/schedkit/executor"
 )
@@ -17,7 +17,7 @@ import (
 // socketpair returns a connected pair of non-blocking stream sockets.
 func socketpair(t *testing.T) (a, b int) {
 	t.Helper()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_NONBLOCK|syscall.SOCK_CLOEXEC, 0)
 	require.NoError(t, err)
 	return fds[0], fds[1]
 }
@@ -32,8 +32,8 @@ func readTask(f *executor.FD, t executor.Task, buf []byte) (int, error) {
 		if err := f.PrepareRead(); err != nil {
 			return 0, err
 		}
-		n, err := unix.Read(f.Fd(), buf)
-		if err == unix.EAGAIN {
+		n, err := syscall.Read(f.Fd(), buf)
+		if err == syscall.EAGAIN {
 			if err := f.WaitRead(t); err != nil {
 				return 0, err
 			}
@@ -73,12 +73,12 @@ func TestPollReadParksAndWakes(t *testing.T) {
 		ran := make(chan struct{})
 		require.NoError(t, ex.Go(func(executor.Task) { close(ran) }))
 		<-ran
-		_, err = unix.Write(b, []byte("hello"))
+		_, err = syscall.Write(b, []byte("hello"))
 		require.NoError(t, err)
 		assert.Equal(t, "hello", <-got)
 		require.NoError(t, f.Close())
 		assert.ErrorIs(t, f.Close(), net.ErrClosed)
-		unix.Close(b)
+		syscall.Close(b)
 		require.NoError(t, ex.Close())
 	}
 }
@@ -86,7 +86,7 @@ func TestPollReadParksAndWakes(t *testing.T) {
 func TestPollCloseAndDeadlineWake(t *testing.T) {
 	ex := newExec(t, executor.Config{Procs: 2})
 	a, b := socketpair(t)
-	defer unix.Close(b)
+	defer syscall.Close(b)
 	f, err := ex.OpenFD(a)
 	require.NoError(t, err)
 	errc := make(chan error, 3)
@@ -111,7 +111,7 @@ func TestPollCloseAndDeadlineWake(t *testing.T) {
 func TestPollExecutorCloseEvictsWaiters(t *testing.T) {
 	ex := newExec(t, executor.Config{Procs: 1})
 	a, b := socketpair(t)
-	defer unix.Close(b)
+	defer syscall.Close(b)
 	f, err := ex.OpenFD(a)
 	require.NoError(t, err)
 	errc := make(chan error, 2)
@@ -119,7 +119,7 @@ func TestPollExecutorCloseEvictsWaiters(t *testing.T) {
 	waitFor(t, func() bool { return ex.Stats().Parked == 1 })
 	// A goroutine outside the executor waits on another descriptor.
 	c, d := socketpair(t)
-	defer unix.Close(d)
+	defer syscall.Close(d)
 	g, err := ex.OpenFD(c)
 	require.NoError(t, err)
 	defer g.Close()
