@@ -194,7 +194,12 @@ func TestDemoMaxBlocking(t *testing.T) {
 	m := regexp.MustCompile(`on 2 Ps and (\d+) Ms`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 	ms, _ := strconv.Atoi(m[1])
-	assert.LessOrEqual(t, ms, 2+2+1, "Ms with at most 2 reads in progress:\n%s", out)
+	// An M is made only when none is idle: besides the 2 Ps' Ms and the 2
+	// in reads, up to 2 more may be on their way back from a read (its slot
+	// given back, not yet parked idle) when a new read hands its P off, and
+	// one is new: Procs + 2*MaxBlocking + 1. Under load the way back is
+	// slow (7 Ms at load 10, where a quiet run makes 4 or 5).
+	assert.LessOrEqual(t, ms, 2+2*2+1, "Ms with at most 2 reads in progress:\n%s", out)
 	w := regexp.MustCompile(`(?m)^\s+all(?:\s+\d+){11}\s+(\d+)\s*$`).FindStringSubmatch(out)
 	require.NotNil(t, w, out)
 	assert.NotEqual(t, "0", w[1], "no read waited for the cap:\n%s", out)
