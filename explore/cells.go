@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 const atomicxPath = "github.com/schedkit/schedkit/atomicx"
@@ -19,11 +20,26 @@ type namedObject struct {
 type cells struct {
 	named []namedObject
 	ids   map[uintptr]int
+	// known caches name's answers until the next add: every step names its
+	// cell, and the search of named with fieldPath's reflection was a sixth
+	// of a large executor scenario's CPU (blocker-retake, 26,544
+	// executions).
+	known map[uintptr]string
+}
+
+// paths caches fieldPath by type and offset for every exploration: the
+// addresses change from one execution to the next, the paths do not.
+var paths sync.Map // pathKey → string
+
+type pathKey struct {
+	typ reflect.Type
+	off uintptr
 }
 
 func (c *cells) add(start uintptr, typ reflect.Type, name string) {
 	size := max(typ.Size(), 1)
 	c.named = append(c.named, namedObject{start, size, typ, name})
+	clear(c.known) // a later Name covering a known address renames it
 }
 
 // name returns the cell's name; the latest Name call covering it wins.
@@ -31,10 +47,23 @@ func (c *cells) name(addr uintptr) string {
 	if addr == 0 {
 		return "clock"
 	}
+	if s, ok := c.known[addr]; ok {
+		return s
+	}
+	if c.known == nil {
+		c.known = make(map[uintptr]string)
+	}
+	s := c.lookup(addr)
+	c.known[addr] = s
+	return s
+}
+
+// lookup is name without the cache.
+func (c *cells) lookup(addr uintptr) string {
 	for i := len(c.named) - 1; i >= 0; i-- {
 		o := &c.named[i]
 		if addr >= o.start && addr-o.start < o.size {
-			return o.name + fieldPath(o.typ, addr-o.start)
+			return o.name + cachedFieldPath(o.typ, addr-o.start)
 		}
 	}
 	if c.ids == nil {
@@ -59,6 +88,17 @@ func (c *cells) ref(v uint64) string {
 		}
 	}
 	return ""
+}
+
+// cachedFieldPath is fieldPath through paths.
+func cachedFieldPath(t reflect.Type, off uintptr) string {
+	k := pathKey{t, off}
+	if s, ok := paths.Load(k); ok {
+		return s.(string)
+	}
+	s := fieldPath(t, off)
+	paths.Store(k, s)
+	return s
 }
 
 // fieldPath names offset off inside a value of type t: ".f" for a struct
