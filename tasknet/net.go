@@ -261,3 +261,26 @@ func (c *Conn) SetWriteDeadline(t time.Time) error {
 	c.s.fd.SetWriteDeadline(t)
 	return nil
 }
+
+// Executor is the executor whose poller l is on.
+func (l *Listener) Executor() *executor.Executor { return l.s.fd.Executor() }
+
+// SpawnConn returns a spawner for servers written for net.Conn (the
+// SpawnConn field of servers/http1's and servers/resp's Server): it runs
+// each connection's loop as a task of ex, with the connection, a *Conn
+// from a Listener, bound to that task, so its reads and writes park the
+// task. Any other net.Conn is handed to the loop as it is.
+func SpawnConn(ex *executor.Executor) func(c net.Conn, loop func(net.Conn)) {
+	return func(c net.Conn, loop func(net.Conn)) {
+		err := ex.Go(func(t executor.Task) {
+			if tc, ok := c.(*Conn); ok {
+				loop(tc.In(t))
+				return
+			}
+			loop(c)
+		})
+		if err != nil { // closed: the loop runs on a goroutine, and finds the connection evicted
+			go loop(c)
+		}
+	}
+}

@@ -16,6 +16,10 @@ type Server struct {
 	Handler Handler      // nil: Routes
 	Limits  Limits       // zero fields: DefaultLimits
 	Spawn   func(func()) // starts each connection's loop; nil: a goroutine
+	// SpawnConn, when set, starts each connection's loop instead of Spawn
+	// and is given the connection: on the executor, tasknet.SpawnConn(ex)
+	// runs the loop as a task with the connection bound to it.
+	SpawnConn func(c net.Conn, loop func(net.Conn))
 
 	loop serve.Loop
 }
@@ -38,7 +42,9 @@ func (s *Server) Accepted() int64 { return s.loop.Accepted() }
 // Serve accepts connections on l until l fails or the server is closed, and
 // serves each on its own loop (Server.Spawn). It closes l before it returns.
 // Out of fds, it waits and tries again (5 ms doubling to 1 s), as net/http does.
-func (s *Server) Serve(l net.Listener) error { return s.loop.Serve(l, s.Spawn, s.serveConn) }
+func (s *Server) Serve(l net.Listener) error {
+	return s.loop.Serve(l, serve.Spawner(s.Spawn, s.SpawnConn), s.serveConn)
+}
 
 // Close closes every listener and connection and waits for the connections'
 // loops to end.

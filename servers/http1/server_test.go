@@ -15,7 +15,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/schedkit/schedkit/executor"
 	"github.com/schedkit/schedkit/servers/http1"
+	"github.com/schedkit/schedkit/tasknet"
 )
 
 // A transport is what a server runs on: a listener and a way to start a
@@ -25,10 +27,36 @@ type transport struct {
 	name   string
 	listen func(t testing.TB) net.Listener
 	spawn  func(func())
+	// spawnConn, if set, starts each connection's loop (Server.SpawnConn).
+	spawnConn func(l net.Listener) func(net.Conn, func(net.Conn))
 }
 
 var transports = []transport{
 	{name: "goroutines", listen: tcpListener, spawn: func(f func()) { go f() }},
+	// The executor: a tasknet listener (its accept loop on a goroutine),
+	// each connection's loop a task whose reads and writes park it.
+	{name: "executor", listen: taskListener, spawn: func(f func()) { go f() }, spawnConn: func(l net.Listener) func(net.Conn, func(net.Conn)) {
+		return tasknet.SpawnConn(l.(*tasknet.Listener).Executor())
+	}},
+}
+
+// taskListener is a tasknet listener on an executor of 2 Ps of the test's
+// own, closed after the server (cleanups run last first).
+func taskListener(t testing.TB) net.Listener {
+	ex, err := executor.New(executor.Config{Procs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := ex.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 func tcpListener(t testing.TB) net.Listener {
@@ -45,6 +73,9 @@ func tcpListener(t testing.TB) net.Listener {
 func start(t testing.TB, tr transport, s *http1.Server) string {
 	l := tr.listen(t)
 	s.Spawn = tr.spawn
+	if tr.spawnConn != nil {
+		s.SpawnConn = tr.spawnConn(l)
+	}
 	done := make(chan error, 1)
 	tr.spawn(func() { done <- s.Serve(l) })
 	t.Cleanup(func() {

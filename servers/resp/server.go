@@ -17,6 +17,10 @@ type Server struct {
 	Store  *Store       // nil: a new store, made on the first Serve
 	Limits Limits       // zero fields: DefaultLimits
 	Spawn  func(func()) // starts each connection's loop; nil: a goroutine
+	// SpawnConn, when set, starts each connection's loop instead of Spawn
+	// and is given the connection: on the executor, tasknet.SpawnConn(ex)
+	// runs the loop as a task with the connection bound to it.
+	SpawnConn func(c net.Conn, loop func(net.Conn))
 
 	loop serve.Loop
 }
@@ -43,7 +47,7 @@ func (s *Server) Serve(l net.Listener) error {
 		s.Store = NewStore()
 	}
 	st := s.Store
-	return s.loop.Serve(l, s.Spawn, func(c net.Conn) { serveConn(c, st, s.Limits) })
+	return s.loop.Serve(l, serve.Spawner(s.Spawn, s.SpawnConn), func(c net.Conn) { serveConn(c, st, s.Limits) })
 }
 
 // Close closes every listener and connection and waits for the connections'

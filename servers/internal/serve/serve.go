@@ -27,13 +27,27 @@ type Loop struct {
 // Accepted is the number of connections accepted so far.
 func (s *Loop) Accepted() int64 { return s.accepted.Load() }
 
+// Spawner is how a server starts each connection's loop: spawn(f) runs f
+// once, concurrently with Serve (nil: a goroutine); spawnConn, when set, is
+// used instead and is given the connection too, so that it can pass the
+// loop a view of it bound to the task it starts (tasknet.Conn.In).
+func Spawner(spawn func(func()), spawnConn func(c net.Conn, loop func(net.Conn))) func(net.Conn, func(net.Conn)) {
+	if spawnConn != nil {
+		return spawnConn
+	}
+	if spawn == nil {
+		return func(c net.Conn, loop func(net.Conn)) { go loop(c) }
+	}
+	return func(c net.Conn, loop func(net.Conn)) { spawn(func() { loop(c) }) }
+}
+
 // Serve accepts connections on l until l fails or the loop is closed, and
-// starts serveConn(c) for each with spawn (nil: a goroutine); c is closed
-// after serveConn returns. Serve closes l before it returns l.Accept's
+// starts serveConn for each with spawn (a Spawner's); c is closed after
+// serveConn returns. Serve closes l before it returns l.Accept's
 // error, or ErrClosed after Close. Out of fds (EMFILE, ENFILE, ENOBUFS) or a
 // connection aborted before Accept, it waits 5 ms, doubling to 1 s, and
 // tries again, as net/http's Serve does.
-func (s *Loop) Serve(l net.Listener, spawn func(func()), serveConn func(net.Conn)) error {
+func (s *Loop) Serve(l net.Listener, spawn func(net.Conn, func(net.Conn)), serveConn func(net.Conn)) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -52,7 +66,7 @@ func (s *Loop) Serve(l net.Listener, spawn func(func()), serveConn func(net.Conn
 		l.Close()
 	}()
 	if spawn == nil {
-		spawn = func(f func()) { go f() }
+		spawn = Spawner(nil, nil)
 	}
 	backoff := time.Duration(0)
 	for {
@@ -82,7 +96,7 @@ func (s *Loop) Serve(l net.Listener, spawn func(func()), serveConn func(net.Conn
 		s.conns[c] = struct{}{}
 		s.loops.Add(1)
 		s.mu.Unlock()
-		spawn(func() {
+		spawn(c, func(bound net.Conn) {
 			defer s.loops.Done()
 			defer func() {
 				s.mu.Lock()
@@ -90,7 +104,7 @@ func (s *Loop) Serve(l net.Listener, spawn func(func()), serveConn func(net.Conn
 				s.mu.Unlock()
 				c.Close()
 			}()
-			serveConn(c)
+			serveConn(bound)
 		})
 	}
 }
