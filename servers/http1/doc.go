@@ -14,8 +14,15 @@
 //	s := &http1.Server{Handler: http1.Routes, Spawn: spawn, Limits: http1.Limits{MaxBody: 64 << 10}}
 //	go s.Serve(l)                                  // Accepted counts connections; Close ends them all
 //
+//	tl, _ := tasknet.Listen(ex, "tcp", "127.0.0.1:8080")   // on the executor:
+//	s := &http1.Server{SpawnConn: tasknet.SpawnConn(ex)}  // each connection a task, bound to it
+//	go s.Serve(tl)                                 // the accept loop on a goroutine
+//
 // Spawn starts each connection's loop (and nothing else): `go f()` on
-// goroutines; on the executor, submitting f as a task. The loop reads a
+// goroutines. On the executor set SpawnConn instead: it is given the
+// connection too, and tasknet.SpawnConn runs the loop as a task with the
+// connection bound to that task, so a read with no data parks the task
+// (Spawn with a bare task would block its M). The loop reads a
 // request through a bufio.Reader over the connection, calls the Handler,
 // appends the response to the connection's output and writes that output
 // when the reader would otherwise block, so pipelined requests are answered

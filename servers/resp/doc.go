@@ -15,8 +15,15 @@
 //	s := &resp.Server{Store: st, Spawn: spawn, Limits: resp.Limits{MaxBulk: 4 << 10}}
 //	go s.Serve(l)                                         // Accepted counts connections; Close ends them all
 //
+//	tl, _ := tasknet.Listen(ex, "tcp", "127.0.0.1:6380")        // on the executor:
+//	s := &resp.Server{Store: st, SpawnConn: tasknet.SpawnConn(ex)} // each connection a task, bound to it
+//	go s.Serve(tl)                                        // the accept loop on a goroutine
+//
 // Spawn starts each connection's loop (and nothing else): `go f()` on
-// goroutines; on the executor, submitting f as a task. The loop reads
+// goroutines. On the executor set SpawnConn instead: it is given the
+// connection too, and tasknet.SpawnConn runs the loop as a task with the
+// connection bound to that task, so a read with no data parks the task
+// (Spawn with a bare task would block its M). The loop reads
 // commands through a bufio.Reader over the connection (Reader), runs each
 // on the Store (Store.Exec), appends the reply to the connection's output
 // and writes that output when the reader would otherwise block, so a
