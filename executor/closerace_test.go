@@ -147,6 +147,7 @@ func closeRaceOptions(c closeRace) explore.Options {
 func TestExploreCloseRace(t *testing.T) {
 	for _, c := range closeRaces {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // an executor of its own, as TestExploreExecutor's
 			explore.Check(t, closeRaceOptions(c), c.run)
 		})
 	}

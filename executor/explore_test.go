@@ -343,6 +343,11 @@ func exploreOptions(c exploreCase) explore.Options {
 func TestExploreExecutor(t *testing.T) {
 	for _, c := range exploreCases {
 		t.Run(c.name, func(t *testing.T) {
+			// Each scenario explores an executor of its own, and an
+			// exploration runs one thread at a time: two at once keep a
+			// 2-core machine busy (blocker-retake alone is half of the
+			// test's 40 s of CPU).
+			t.Parallel()
 			explore.Check(t, exploreOptions(c), c.run)
 		})
 	}

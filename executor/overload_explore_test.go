@@ -263,6 +263,7 @@ func roomOptions(c roomCase) explore.Options {
 func TestExploreOverload(t *testing.T) {
 	for _, c := range slices.Concat(roomCases, roomCases2, roomCloseCases) {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel() // an executor of its own, as TestExploreExecutor's
 			explore.Check(t, roomOptions(c), c.run)
 		})
 	}

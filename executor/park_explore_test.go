@@ -234,7 +234,10 @@ func parkScenarios() []struct {
 
 func TestExplorePark(t *testing.T) {
 	for _, s := range parkScenarios() {
-		t.Run(s.c.name, func(t *testing.T) { explore.Check(t, s.opts, s.c.run) })
+		t.Run(s.c.name, func(t *testing.T) {
+			t.Parallel() // an executor of its own, as TestExploreExecutor's
+			explore.Check(t, s.opts, s.c.run)
+		})
 	}
 }
 
