@@ -35,6 +35,18 @@
 // (floor_test.go), so each ratio to the floor says how close it is to what
 // the hardware allows.
 //
+// The network workloads of issue 24 (http-hello, http-echo, resp:
+// servers/http1 and servers/resp on the executor's poller through tasknet,
+// against the same servers on goroutines and package net) are suite
+// workloads too, driven by package netload's in-process load generator.
+// cmd/netbench runs them against Debian's wrk, ab and redis-benchmark as
+// well (found in PATH, or fetched with apt-get download and unpacked with
+// dpkg -x into the user's cache, no root needed; a missing one is named
+// with why, and the run goes on without it), with net/http's server and
+// redis-server as further peers:
+//
+//	go run ./cmd/netbench -count 3 | tee netbench.md
+//
 // Every benchmark has one sub-benchmark per implementation, named impl=NAME,
 // so benchstat can put them side by side: the lfq.Ring column is the base.
 // Besides ns/op (wall time) each reports cpu-ns/op, the CPU time the process
