@@ -222,13 +222,19 @@ func TestParseToolReports(t *testing.T) {
 	}
 }
 
-// TestFindSaysWhy: a tool that is neither in PATH nor unpacked, with
-// fetching off, is missing with its package named; an unknown name too.
+// TestFindSaysWhy: a tool that is neither in PATH nor unpacked is missing
+// with its package and the reason named, with fetching off and with no
+// apt-get to fetch with; an unknown name is refused.
 func TestFindSaysWhy(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, err := Find("redis-benchmark", t.TempDir(), false)
 	if err == nil || !strings.Contains(err.Error(), "redis-tools") || !strings.Contains(err.Error(), "fetching is off") {
 		t.Errorf("Find with no tool and no fetch: %v", err)
+	}
+	// Fetching on, but no apt-get in PATH: the error names the package and why.
+	_, err = Find("wrk", t.TempDir(), true)
+	if err == nil || !strings.Contains(err.Error(), "fetching Debian package wrk failed") || !strings.Contains(err.Error(), "no apt-get") {
+		t.Errorf("Find with fetching but no apt-get: %v", err)
 	}
 	if _, err := Find("nc", t.TempDir(), false); err == nil {
 		t.Error("Find of a tool the bench does not know succeeded")
