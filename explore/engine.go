@@ -269,15 +269,20 @@ func (x *execution) outcome(fn func() string) {
 // await waits for th, just started or resumed, to park, return or panic. It
 // reports false if th is stuck outside the explorer.
 func (x *execution) await(th *thread) bool {
-	timer := x.e.timer
-	timer.Reset(stuckAfter)
+	e := x.e
+	seq := e.waits.Add(1) // this wait's number, for the stuck watch
+	prev := e.waiting.Swap(seq)
+	defer e.waiting.Store(prev) // abortParked waits inside a wait
 	for got := (*thread)(nil); got != th; {
 		select {
 		case got = <-x.events:
 			if got != th && !x.abandoned.Load() {
 				panic("explore: internal error: a thread ran out of turn")
 			}
-		case <-timer.C:
+		case s := <-e.stuck:
+			if s != seq {
+				continue // about an earlier wait, sent as it ended
+			}
 			// th still runs: leave its state and its last step alone.
 			if x.abandoned.Swap(true) {
 				return false // a second stuck thread, met while aborting
@@ -288,7 +293,6 @@ func (x *execution) await(th *thread) bool {
 			return false
 		}
 	}
-	timer.Stop()
 	switch th.state {
 	case stPanicked:
 		x.failWith(&PanicError{Thread: th.id, Value: th.panicVal, Stack: string(th.stack)})
@@ -409,11 +413,17 @@ type explorer struct {
 	cfg   config
 	build func() Run
 	strat strategy
-	timer *time.Timer
 	host  uintptr
-	res   Result
-	seen  map[uint64]struct{}
-	start time.Time
+	// waits numbers await's waits, waiting is the number of the wait on
+	// (0: none), and stuck carries the number of a wait that has lasted
+	// stuckAfter, from watchStuck: a timer armed and stopped on every
+	// step, which a select then put in the runtime's timer heap, was an
+	// eighth of a large scenario's CPU.
+	waits, waiting atomic.Uint64
+	stuck          chan uint64
+	res            Result
+	seen           map[uint64]struct{}
+	start          time.Time
 
 	states  map[uint64]struct{} // end states (see state.go)
 	scratch stateScratch
@@ -434,6 +444,42 @@ var backstop = 2 * time.Minute
 
 func grace(deadline time.Duration) time.Duration {
 	return min(backstop, max(deadline/20, 30*time.Second))
+}
+
+// watchStuck starts the stuck watch: every quarter of stuckAfter it looks
+// at waiting, and when one wait has been on for stuckAfter or more, it
+// sends that wait's number on stuck (a thread is given stuckAfter to
+// stuckAfter and a quarter). It returns the function that stops it.
+func (e *explorer) watchStuck() (stop func()) {
+	every := stuckAfter / 4
+	done := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		var seen uint64
+		var since time.Time
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-tick.C:
+				s := e.waiting.Load()
+				if s == 0 || s != seen {
+					seen, since = s, now
+					continue
+				}
+				if now.Sub(since) >= stuckAfter-every/2 {
+					select { // a stale number left unread gives way
+					case <-e.stuck:
+					default:
+					}
+					e.stuck <- s // the only sender: there is room
+					since = now
+				}
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // late reports that the exploration has run past its deadline.
@@ -480,13 +526,13 @@ func explore(opts Options, build func() Run, keepGoing bool) (res Result, err er
 	e := &explorer{
 		cfg:    cfg,
 		build:  build,
-		timer:  time.NewTimer(time.Hour),
+		stuck:  make(chan uint64, 1),
 		host:   getg(),
 		seen:   make(map[uint64]struct{}),
 		states: make(map[uint64]struct{}),
 		res:    Result{Name: cfg.Name, Mode: cfg.Mode, Bound: -1},
 	}
-	e.timer.Stop()
+	defer e.watchStuck()()
 	defer unregister(e.host)
 	defer func() {
 		if err == nil {
