@@ -201,6 +201,7 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 			e.spinStarted(w, w.p.Load()) // on the P it took, maybe not p
 			continue
 		}
+		e.wakeIdleSysmon() // the last P idle with tasks waiting for I/O: sysmon to its blocking poll
 		e.parking(w, p)
 		if !w.sm.Load().StopM() {
 			return nil, false

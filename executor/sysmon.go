@@ -105,6 +105,9 @@ func (e *Executor) sysmon() {
 				e.sysmonDue.Store(0)
 			} // else no M can run (1 P, in the call): the OS's timer
 
+		case e.pollWaiters():
+			e.sysmonIdleDoze(e.timerCap(delay)) // the last P to go idle cuts it short: to the blocking poll
+
 		case delay > pace:
 			e.sysmonDoze(e.timerCap(delay), dozeBackedOff) // a call's entry (or a timer armed where no M looks) cuts it short
 		default:
@@ -178,7 +181,7 @@ func (e *Executor) sysmonDoze(d time.Duration, kind uint32) {
 
 // wakeSysmonForCall wakes sysmon if it dozes (sysmonDoze).
 func (e *Executor) wakeSysmonForCall() {
-	if e.sysmonDozing.Load() == dozeBackedOff && e.sysmonDozing.CompareAndSwap(dozeBackedOff, 0) {
+	if k := e.sysmonDozing.Load(); (k == dozeBackedOff || k == dozeIdlePoll) && e.sysmonDozing.CompareAndSwap(k, 0) {
 		e.sysmonNote.Wakeup()
 	}
 }
@@ -206,6 +209,7 @@ func (e *Executor) kickSysmon() {
 const (
 	dozeBackedOff = 1 // backed off past a call's pace: a call's entry wakes it
 	dozeAtPace    = 2 // at a call's pace with a call in pSyscall: kickSysmon wakes it
+	dozeIdlePoll  = 3 // a round while tasks wait for I/O: the last P to go idle wakes it (poll.go)
 )
 
 // wakeSysmon wakes sysmon if it sleeps for want of a busy P.
