@@ -303,6 +303,9 @@ func TestResultString(t *testing.T) {
 		Depth: 9, Duration: 2 * time.Second}
 	assert.Equal(t, "mutant Ring_mutant_StealNoCAS: safety (exit 12 violated Conservation), "+
 		"458 distinct states, 980 generated, depth 9, 2s: ok", r.String())
+	r.CPU = 1234 * time.Millisecond
+	assert.Contains(t, r.String(), "depth 9, 2s (CPU 1.23s): ok", "the JVM's CPU time beside the wall time, where known")
+	r.CPU = 0
 	r.OK, r.Reason = false, "mutant passed: TLC found no violation"
 	assert.True(t, strings.HasSuffix(r.String(), "FAIL: mutant passed: TLC found no violation"))
 }
@@ -574,11 +577,15 @@ func TestJavaArgsC1ForMutantsOnly(t *testing.T) {
 	pass := Model{Name: "Ring", Spec: "Ring"}
 	mut := Model{Name: "Ring_mutant_X", Spec: "Ring", Mutant: "X"}
 	c1 := "-XX:TieredStopAtLevel=1"
-	require.NotContains(t, javaArgs(pass, "j.jar", 2, "m", "c.cfg", "s.tla"), c1)
-	args := javaArgs(mut, "j.jar", 2, "m", "c.cfg", "s.tla")
+	args := javaArgs(pass, "j.jar", 2, "m", "c.cfg", "s.tla")
+	require.NotContains(t, args, c1)
+	require.Equal(t, []string{"-Xmn64m", "-cp", "j.jar", "tlc2.TLC", "-workers", "2", "-cleanup", "-noGenerateSpecTE",
+		"-lncheck", "final", "-metadir", "m", "-config", "c.cfg", "s.tla"}, args[len(args)-15:],
+		"a model that must pass checks its temporal properties once, at the end")
+	args = javaArgs(mut, "j.jar", 2, "m", "c.cfg", "s.tla")
 	require.Contains(t, args, c1)
-	require.Equal(t, []string{"-cp", "j.jar", "tlc2.TLC", "-workers", "2", "-cleanup", "-noGenerateSpecTE",
-		"-metadir", "m", "-config", "c.cfg", "s.tla"}, args[len(args)-12:])
+	require.Equal(t, []string{"-XX:TieredStopAtLevel=1", "-cp", "j.jar", "tlc2.TLC", "-workers", "2", "-cleanup", "-noGenerateSpecTE",
+		"-metadir", "m", "-config", "c.cfg", "s.tla"}, args[len(args)-13:], "a mutant keeps TLC's periodic liveness checks")
 }
 
 // TestCheckJar: a TLA2TOOLS_JAR that is not a jar, or a jar without TLC, is
