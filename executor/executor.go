@@ -745,6 +745,9 @@ func (e *Executor) stop() {
 	e.wakeSpares()
 	e.sched.Shutdown()
 	e.wakeSysmon()
+	if np := e.np.Load(); np != nil {
+		np.wakeBlocked() // an M in mPoll
+	}
 }
 
 // abandonAll is Shutdown past its deadline: Ms drop what they find from

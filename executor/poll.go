@@ -65,12 +65,13 @@ type poller struct {
 	// runtime's netpollWaiters; no poll happens while it is zero.
 	waiting  atomicx.Int64
 	lastPoll atomicx.Int64 // e.now() of the last poll
-	// blocking is 1 while sysmon sleeps in epoll_wait (the runtime's
-	// sched.lastpoll == 0): only then does a waker write the eventfd.
+	// blocking is 1 while sysmon (block) or an M (mPoll) sleeps in
+	// epoll_wait, one at a time (the runtime's sched.lastpoll == 0): only
+	// then does a waker write the eventfd.
 	blocking atomicx.Uint32
 
-	waits, readies, polls atomicx.Uint64
-	blockSkips            atomicx.Uint64 // blocks that saw a waker first (the explorer's reach)
+	waits, readies, polls, mPolls atomicx.Uint64
+	blockSkips                    atomicx.Uint64 // blocks that saw a waker first (the explorer's reach)
 }
 
 // FD is a descriptor registered with the executor's poller: tasks wait
@@ -384,6 +385,7 @@ func (np *poller) evictAll() {
 		f.evict()
 	}
 	clear(np.fds)
+	np.wakeBlocked() // an M in mPoll: Close waits for every M to park
 }
 
 // poll runs one non-blocking poll for runner x holding p (nil, nil:
@@ -399,14 +401,18 @@ func (np *poller) poll(x *worker, p *proc) int {
 }
 
 // block is sysmon's sleep while every P idles: epoll_wait until the
-// earliest timer (d < 0: none), or a break.
+// earliest timer (d < 0: none), or a break. It reports false, having done
+// nothing, if an M blocks in epoll_wait already (mPoll): one blocking
+// poller at a time, as the runtime's sched.lastpoll.
 //
-// The flags are a Dekker pair with wakeSysmon's: sysmon stores blocking,
+// The flags are a Dekker pair with wakeSysmon's: sysmon takes blocking,
 // then looks at sysmonWait; a waker clears sysmonWait, then looks at
 // blocking. One of the two sees the other: either sysmon does not block
 // or the waker writes the eventfd.
-func (np *poller) block(d time.Duration) {
-	np.blocking.Store(1)
+func (np *poller) block(d time.Duration) bool {
+	if !np.blocking.CompareAndSwap(0, 1) {
+		return false
+	}
 	if np.e.sysmonWait.Load() != 0 || mutant == blockSkipsRecheck {
 		np.sys.wait(np, d)
 	} else {
@@ -414,6 +420,48 @@ func (np *poller) block(d time.Duration) {
 	}
 	np.blocking.Store(0)
 	np.e.takeFired(nil, nil)
+	return true
+}
+
+// mPoll is findRunnable's last step before its M parks, as the runtime's
+// (findRunnable's blocking netpoll(delay), taken when sched.lastpoll is
+// not 0): while tasks wait for I/O and no other goroutine blocks in
+// epoll_wait, the M, holding no P, blocks there until the earliest timer
+// or a break, instead of parking. What it readied it runs on an idle P if
+// it gets one (it reports true: w holds that P, in pSched, the tasks in
+// its queue), else puts in the global queue with a wakeup. A request on
+// an idle executor then costs no goroutine switch to be seen. Whoever
+// needs the M back breaks the wait: Close's eviction, stop, a timer armed
+// earlier (wakeSysmonTimer). Each of them publishes first and then looks
+// at blocking; the M takes blocking first and then looks at what they
+// publish (stopped, closed, the timers), so one of the two sees the other.
+func (e *Executor) mPoll(w *worker) bool {
+	np := e.np.Load()
+	if np == nil || np.waiting.Load() == 0 || !np.blocking.CompareAndSwap(0, 1) {
+		return false
+	}
+	if e.stopped.Load() == 0 && !np.closed.Load() {
+		np.mPolls.Add(1)
+		d := time.Duration(-1)
+		if next := e.nextTimer(); next != 0 {
+			d = max(time.Duration(next-e.now()), time.Nanosecond)
+		}
+		np.sys.wait(np, d)
+	}
+	np.blocking.Store(0)
+	if e.fired.Load() != nil && w.sm.Load().AcquireP() {
+		e.takeP(w)
+		e.takeFired(w, w.p.Load())
+		return true
+	}
+	e.takeFired(nil, nil) // no idle P: the global queue, and a wakeup
+	// This M parks (a break, the timer, events nobody waited for, or no
+	// idle P). sysmon may have found the slot taken and slept on its note
+	// with every P idle: wake it, so that it polls from now on. Without
+	// this wakeup a goroutine waiting on a listener waited for ever, with
+	// every M parked and nobody in epoll_wait (http1's tests, 1 run in 2).
+	e.wakeSysmon()
+	return false
 }
 
 // wakeBlocked breaks a blocking poll: a P was taken, or a timer armed.

@@ -2,7 +2,9 @@ package executor
 
 import (
 	"errors"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/explore"
@@ -14,9 +16,11 @@ import (
 // with pollInject, polls take the pending events, the eventfd is a flag
 // and the blocking wait a note). Threads: the M, a spare for the parking
 // task's P, sysmon (whose all-idle sleep is the blocking poll), and the
-// outside thread. In every interleaving the task returns exactly once,
-// Close returns and sysmon exits: a lost event or a lost break shows as a
-// deadlock, a resume before the park as two holders of a P.
+// outside thread. An M that parks while tasks wait for I/O blocks in the
+// fake epoll_wait itself (mPoll), else sysmon does when every P idles. In
+// every interleaving the task returns exactly once, Close returns and
+// sysmon exits: a lost event or a lost break shows as a deadlock, a resume
+// before the park as two holders of a P.
 //
 //	scenario        race                                        kill-matrix column
 //	poll-ready      an event against the read's park: found by     pollready
@@ -24,8 +28,9 @@ import (
 //	                or as data before the park
 //	poll-ready-2p   the same on 2 Ps: sysmon's round polls while   pollready2
 //	                P1 idles, racing the park's commit on P0
-//	poll-vs-close   Close against sysmon's blocking poll with a    pollclose
-//	                reader parked (evictAll, then stop's break)
+//	poll-vs-close   Close against a blocking poll (sysmon's or an  pollclose
+//	                M's) with a reader parked (evictAll's and
+//	                stop's breaks)
 //	poll-submit     a submit's takeP against sysmon entering its   pollsubmit
 //	                blocking poll (the Dekker pair), then Close
 
@@ -53,7 +58,7 @@ func readUntil(t Task, f *FD, data *atomicx.Bool) error {
 func pollReached(e *Executor) {
 	np := e.np.Load()
 	if pollBroken(e) != 0 {
-		explore.Reached("sysmon's blocking poll ended by a break")
+		explore.Reached("a blocking poll ended by a break")
 	}
 	if np.blockSkips.Load() != 0 {
 		explore.Reached("sysmon saw the waker before it blocked")
@@ -76,8 +81,11 @@ func pollReadyCase(name string, procs int) exploreCase {
 				if err := readUntil(t, f, &data); err != nil {
 					panic(err)
 				}
-				if e.np.Load().readies.Load() != 0 {
+				if np := e.np.Load(); np.readies.Load() != 0 {
 					explore.Reached("parked, then readied by a poll")
+					if np.mPolls.Load() != 0 {
+						explore.Reached("an M blocked in epoll_wait")
+					}
 				} else {
 					explore.Reached("the data came before the park")
 				}
@@ -93,9 +101,9 @@ func pollReadyCase(name string, procs int) exploreCase {
 // pollCloseCase parks a reader that never gets data, runs more (the
 // submits of more tasks, each counted), then closes the executor: the
 // reader must wake with ErrPollerClosed and sysmon must leave its poll.
-func pollCloseCase(name string, more int) exploreCase {
+func pollCloseCase(name string, procs, more int) exploreCase {
 	return exploreCase{
-		name: name, procs: 1, spares: 1, sysmon: true, tasks: 1 + more,
+		name: name, procs: procs, spares: 1, sysmon: true, tasks: 1 + more,
 		submit: func(e *Executor, ran []atomicx.Int32) {
 			f := openFake(e)
 			var never atomicx.Bool
@@ -128,8 +136,8 @@ func openFake(e *Executor) *FD {
 var pollCases = []exploreCase{
 	pollReadyCase("poll-ready", 1),
 	pollReadyCase("poll-ready-2p", 2),
-	pollCloseCase("poll-vs-close", 0),
-	pollCloseCase("poll-submit", 1),
+	pollCloseCase("poll-vs-close", 1, 0),
+	pollCloseCase("poll-submit", 1, 1),
 }
 
 // pollOptions are each poll scenario's options: PCT from a fixed seed
@@ -143,10 +151,10 @@ func pollOptions(c exploreCase) explore.Options {
 		n     int
 		reach []string
 	}{
-		"poll-ready":    {1, 300, []string{"parked, then readied by a poll", "the data came before the park"}},
+		"poll-ready":    {1, 300, []string{"parked, then readied by a poll", "the data came before the park", "an M blocked in epoll_wait"}},
 		"poll-ready-2p": {1, 1000, []string{"parked, then readied by a poll"}},
-		"poll-vs-close": {1, 300, []string{"sysmon's blocking poll ended by a break"}},
-		"poll-submit":   {2, 1000, []string{"sysmon's blocking poll ended by a break", "sysmon saw the waker before it blocked"}},
+		"poll-vs-close": {1, 300, []string{"a blocking poll ended by a break"}},
+		"poll-submit":   {2, 1000, []string{"a blocking poll ended by a break", "sysmon saw the waker before it blocked"}},
 	}[c.name]
 	opts := pctOptions(c, o.reach...)
 	opts.Seed, opts.MaxExecutions = o.seed, o.n
@@ -213,11 +221,48 @@ func pollEarlyReady(*testing.T) error {
 	return nil
 }
 
-// PollCheck is the direct poll check for the kill matrix.
-func PollCheck() func(*testing.T) error { return bubbled(pollEarlyReady) }
+// pollBlockSeesWaker is a direct check of sysmon's side of the Dekker
+// pair in poller.block: a waker has cleared sysmonWait (and, finding no
+// blocking poll, written no eventfd) before sysmon took the blocking
+// slot. block must see the cleared flag and not wait: it counts a skip.
+// A block that waited (BlockSkipsRecheck) would sleep through that
+// wakeup; here it waits out the millisecond given it and counts nothing.
+// The verdict is the count, not the time.
+func pollBlockSeesWaker(*testing.T) error {
+	// An executor whose goroutines never start: no sysmon to race the
+	// flag this check sets by hand.
+	e, err := build(Config{Procs: 1}, func(func()) {}, false)
+	if err != nil {
+		return err
+	}
+	np, err := e.netpoller()
+	if err != nil {
+		return err
+	}
+	defer np.sys.close()
+	e.sysmonWait.Store(0) // the waker's CAS, as wakeSysmon does it
+	took := np.block(time.Millisecond)
+	if skips := np.blockSkips.Load(); !took || skips != 1 {
+		return fmt.Errorf("sysmon's blocking poll waited after a waker had cleared sysmonWait (took %v, skips %d): the waker's wakeup is lost", took, skips)
+	}
+	return nil
+}
 
-func TestPollEarlyReady(t *testing.T) {
-	if err := PollCheck()(t); err != nil {
-		t.Fatal(err)
+// pollChecks are this file's direct checks, for the kill matrix.
+var pollChecks = map[string]func(*testing.T) error{
+	"early": bubbled(pollEarlyReady),
+	"block": pollBlockSeesWaker,
+}
+
+// PollCheck is the direct poll check named name, for the kill matrix.
+func PollCheck(name string) func(*testing.T) error { return pollChecks[name] }
+
+func TestPollChecks(t *testing.T) {
+	for name, c := range pollChecks {
+		t.Run(name, func(t *testing.T) {
+			if err := c(t); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -22,6 +22,7 @@ type pollSys struct {
 	pending []fakeEvent
 	evfd    atomicx.Uint32 // the eventfd's counter, as a flag
 	note    atomicx.Note   // the blocking wait's
+	kicked  atomicx.Uint32 // 1 while note holds a wakeup not yet taken: a note is woken once
 	broken  atomicx.Uint32 // blocking waits a break ended (the explorer's reach)
 }
 
@@ -58,13 +59,21 @@ func (s *pollSys) inject(fd int, m netpoll.Mode) {
 	}
 	s.mu.Unlock()
 	if ok {
+		s.kick()
+	}
+}
+
+// kick wakes the blocking wait, at most once until it takes the wakeup:
+// epoll_wait's readiness is a level, a note's wakeup a single token.
+func (s *pollSys) kick() {
+	if s.kicked.CompareAndSwap(0, 1) {
 		s.note.Wakeup()
 	}
 }
 
 func (s *pollSys) wakeup() {
 	s.evfd.Store(1)
-	s.note.Wakeup()
+	s.kick()
 }
 
 func (s *pollSys) wait(np *poller, d time.Duration) {
@@ -76,7 +85,11 @@ func (s *pollSys) wait(np *poller, d time.Duration) {
 		}
 	}
 	if d != 0 {
-		s.note.Clear() // then look: a wakeup from now on is for events still to come
+		// Take the wakeup, then look: a kick from now on is for events
+		// still to come (one between the two finds kicked set and is seen
+		// by the look below).
+		s.note.Clear()
+		s.kicked.Store(0)
 		if s.evfd.Swap(0) != 0 {
 			s.broken.Add(1)
 			np.brk.Drained()

@@ -201,6 +201,9 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 			e.spinStarted(w, w.p.Load()) // on the P it took, maybe not p
 			continue
 		}
+		if e.mPoll(w) {
+			continue // it holds a P, with what the poll readied in its queue
+		}
 		e.wakeIdleSysmon() // the last P idle with tasks waiting for I/O: sysmon to its blocking poll
 		e.parking(w, p)
 		if !w.sm.Load().StopM() {

@@ -132,14 +132,10 @@ func (e *Executor) sysmon() {
 func (e *Executor) sysmonSleep() {
 	e.sysmonWait.Store(1)
 	if (mutant == sysmonOff || e.sched.NPIdle() == e.procs) && e.stopped.Load() == 0 {
-		if np := e.np.Load(); np != nil && np.waiting.Load() != 0 {
-			// Tasks wait for I/O: the sleep is a blocking poll, until the
-			// earliest timer or a waker's break (netpoll(delay)).
-			d := time.Duration(-1)
-			if next := e.nextTimer(); next != 0 {
-				d = max(time.Duration(next-e.now()), time.Nanosecond)
-			}
-			np.block(d)
+		if np := e.np.Load(); np != nil && np.waiting.Load() != 0 && np.block(e.untilTimer()) {
+			// Tasks wait for I/O and no M blocks in epoll_wait: the
+			// sleep was a blocking poll, until the earliest timer or a
+			// waker's break (netpoll(delay)).
 			if !e.sysmonWait.CompareAndSwap(1, 0) {
 				e.sysmonNote.Sleep() // a waker won the flag: take its wakeup
 			}

@@ -231,6 +231,18 @@ func (e *Executor) timerCap(d time.Duration) time.Duration {
 func (e *Executor) wakeSysmonTimer() {
 	e.wakeSysmon()
 	e.wakeSysmonForCall()
+	if np := e.np.Load(); np != nil {
+		np.wakeBlocked() // an M in mPoll sleeps until the earliest timer it saw
+	}
+}
+
+// untilTimer is how long a blocking poll may sleep: until the earliest
+// timer, or for ever (-1) with none.
+func (e *Executor) untilTimer() time.Duration {
+	if next := e.nextTimer(); next != 0 {
+		return max(time.Duration(next-e.now()), time.Nanosecond)
+	}
+	return -1
 }
 
 // Timer is a timer of the executor that spawns a task when it fires
