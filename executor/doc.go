@@ -125,9 +125,11 @@
 //	pollIdle               findRunnable's netpoll(0) before stealing: what it
 //	                       readies goes to the polling P's queue (injectglist)
 //	sysmonPoll             sysmon's netpoll(0) while a P idles, or after 10ms
-//	poller.block           the last M's netpoll(delay): here sysmon's all-idle
-//	                       sleep, an epoll_wait until the next timer, broken by
-//	                       an eventfd write (netpollBreak) from wakeSysmon
+//	mPoll, poller.block    findRunnable's blocking netpoll(delay): an M that parks
+//	                       while tasks wait for I/O blocks in epoll_wait until
+//	                       the next timer (one poller at a time, sched.lastpoll),
+//	                       else sysmon's all-idle sleep does; an eventfd write
+//	                       (netpollBreak) from stop, Close and timers breaks it
 //	                       (explorer: poll_explore_test.go, its kernel faked;
 //	                       mutants BlockSkipsRecheck, WakeSysmonNoBreak,
 //	                       PollReadyNoClaim)
@@ -260,9 +262,11 @@
 // it, as the runtime's: an M whose queues and the global queue are empty
 // polls without blocking before it steals, and runs what it readied on its
 // own P; sysmon polls at each round while a P idles (or after 10ms while
-// every P is busy) and readies into the global queue; and with every P
-// idle, sysmon's sleep until the next timer is an epoll_wait, which a
-// takeP or an earlier timer breaks through an eventfd. Deadlines are
+// every P is busy) and readies into the global queue; and an M about to
+// park while tasks wait blocks in epoll_wait itself until the next timer
+// (one such poller at a time; with every P idle and no M polling, sysmon's
+// sleep is that epoll_wait), runs what it readied on an idle P, and is
+// broken through an eventfd by Close, stop or an earlier timer. Deadlines are
 // timers on P 0's heap; an expired one wakes the waiter with
 // os.ErrDeadlineExceeded. FD.Close wakes its waiters (net.ErrClosed) and
 // closes the number after the operations in progress (Acquire, Release);
