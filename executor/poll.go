@@ -12,12 +12,11 @@ package executor
 //   - sysmon, at each round while a P idles (or once every
 //     forcePollEvery otherwise), polls without blocking and readies into the
 //     global queue (sysmon's "poll network if not polled for more than 10ms");
-//   - when every P is idle, sysmon's sleep until the earliest timer is an
-//     epoll_wait with that timeout, which a takeP or a timer armed earlier
-//     interrupts by writing to an eventfd (netpollBreak): the runtime's last
-//     M to park, blocked in netpoll(delay). Here that role is sysmon's,
-//     since sysmon is already the one goroutine that sleeps until the next
-//     timer while every P idles; an idle P's M parks on its note.
+//   - an M about to park while tasks wait blocks in epoll_wait itself until
+//     the earliest timer (mPoll: findRunnable's netpoll(delay)), one such
+//     poller at a time; with none, sysmon's sleep while every P idles is
+//     that epoll_wait. An eventfd write (netpollBreak) from Close, stop or
+//     an earlier timer interrupts it.
 //
 // What a poll readies goes through the fired stack, as a timer's readies do
 // (timer.go): the poller claims the task's park word, pushes its resume
