@@ -580,7 +580,8 @@ func replayCommand(test string, f *Failure) string {
 	for _, kv := range os.Environ() {
 		k, v, _ := strings.Cut(kv, "=")
 		switch {
-		case !strings.HasPrefix(k, "SCHEDKIT_"), v == "", k == ReplayEnv, k == ModeEnv, k == MaxExecutionsEnv, k == RequireSchedcheckEnv:
+		case !strings.HasPrefix(k, "SCHEDKIT_"), v == "", k == ReplayEnv, k == ModeEnv, k == MaxExecutionsEnv, k == RequireSchedcheckEnv,
+			k == "SCHEDKIT_TEST_STEPS": // scripts/test.sh's choice of steps: nothing to replay
 			continue
 		}
 		env = append(env, k+"='"+v+"'")
