@@ -12,69 +12,25 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/schedkit/schedkit/executor"
+	"github.com/schedkit/schedkit/servers/internal/servetest"
 	"github.com/schedkit/schedkit/servers/resp"
-	"github.com/schedkit/schedkit/tasknet"
 )
 
-// A transport is what a server runs on: a listener and a way to start a
-// loop (the accept loop and each connection's). Every server test runs on
-// each; the executor's task-side listener is one more line here.
-type transport struct {
-	name   string
-	listen func(t testing.TB) net.Listener
-	spawn  func(func())
-	// spawnConn, if set, starts each connection's loop (Server.SpawnConn).
-	spawnConn func(l net.Listener) func(net.Conn, func(net.Conn))
-}
-
-var transports = []transport{
-	{name: "goroutines", listen: tcpListener, spawn: func(f func()) { go f() }},
-	// The executor: a tasknet listener (its accept loop on a goroutine),
-	// each connection's loop a task whose reads and writes park it.
-	{name: "executor", listen: taskListener, spawn: func(f func()) { go f() }, spawnConn: func(l net.Listener) func(net.Conn, func(net.Conn)) {
-		return tasknet.SpawnConn(l.(*tasknet.Listener).Executor())
-	}},
-}
-
-// taskListener is a tasknet listener on an executor of 2 Ps of the test's
-// own, closed after the server (cleanups run last first).
-func taskListener(t testing.TB) net.Listener {
-	ex, err := executor.New(executor.Config{Procs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := ex.Close(); err != nil {
-			t.Error(err)
-		}
-	})
-	l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
-func tcpListener(t testing.TB) net.Listener {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
+// A transport is what a server runs on (servetest.Transports: goroutines
+// and the executor); every server test runs on each.
+type transport = servetest.Transport
 
 // start serves s on a fresh listener of tr and returns its address; the
 // test's cleanup closes s and checks that Serve returned ErrServerClosed
 // and that every connection loop has ended (Close waits for them).
 func start(t testing.TB, tr transport, s *resp.Server) string {
-	l := tr.listen(t)
-	s.Spawn = tr.spawn
-	if tr.spawnConn != nil {
-		s.SpawnConn = tr.spawnConn(l)
+	l := tr.Listen(t)
+	s.Spawn = tr.Spawn
+	if tr.SpawnConn != nil {
+		s.SpawnConn = tr.SpawnConn(l)
 	}
 	done := make(chan error, 1)
-	tr.spawn(func() { done <- s.Serve(l) })
+	tr.Spawn(func() { done <- s.Serve(l) })
 	t.Cleanup(func() {
 		s.Close()
 		if err := <-done; err != resp.ErrServerClosed {
@@ -84,11 +40,7 @@ func start(t testing.TB, tr transport, s *resp.Server) string {
 	return l.Addr().String()
 }
 
-func forEachTransport(t *testing.T, f func(t *testing.T, tr transport)) {
-	for _, tr := range transports {
-		t.Run(tr.name, func(t *testing.T) { f(t, tr) })
-	}
-}
+func forEachTransport(t *testing.T, f func(t *testing.T, tr transport)) { servetest.ForEach(t, f) }
 
 // A conversation is bytes a client sends at once, then half-closes, and the
 // exact bytes the server answers before it closes the connection.
