@@ -122,6 +122,10 @@
 //	                       netpolldeadlineimpl by generation
 //	FD.Close, evictAll     poll_runtime_pollUnblock then netpollclose; Close
 //	                       evicts every descriptor first
+//	poller.event,          netpoll's loop over epoll's events: netpollready
+//	readyFired             (netpollunblock per direction, the stale fdseq tag
+//	                       dropped) and netpollgoready: the token to the fired
+//	                       stack, claimed as goready's casgstatus
 //	pollIdle               findRunnable's netpoll(0) before stealing: what it
 //	                       readies goes to the polling P's queue (injectglist)
 //	sysmonPoll             sysmon's netpoll(0) while a P idles, or after 10ms
