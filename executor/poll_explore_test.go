@@ -248,10 +248,39 @@ func pollBlockSeesWaker(*testing.T) error {
 	return nil
 }
 
+// pollLeaveWakesSysmon is a direct check of mPoll's way out: an M leaves
+// its blocking poll with nothing to run while a goroutine still waits on a
+// descriptor, and sysmon, having found the poll taken, sleeps on its note
+// with every P idle (sysmonWait 1). The M must wake sysmon (clear
+// sysmonWait), or nobody polls again: the hang the servers' tests on the
+// executor found (a goroutine in Accept, every M parked).
+func pollLeaveWakesSysmon(*testing.T) error {
+	e, err := build(Config{Procs: 1}, func(func()) {}, false) // no goroutine of its own runs
+	if err != nil {
+		return err
+	}
+	np, err := e.netpoller()
+	if err != nil {
+		return err
+	}
+	defer np.sys.close()
+	np.waiting.Store(1)   // a goroutine waits on a descriptor
+	e.sysmonWait.Store(1) // sysmon asleep on its note, the poll having been taken
+	np.sys.wakeup()       // a break: the M's epoll_wait returns at once, with nothing
+	if e.mPoll(e.newWorker()) {
+		return errors.New("mPoll took a P with nothing readied")
+	}
+	if e.sysmonWait.Load() != 0 {
+		return errors.New("an M left its blocking poll to park without waking sysmon: with every P idle nobody polls")
+	}
+	return nil
+}
+
 // pollChecks are this file's direct checks, for the kill matrix.
 var pollChecks = map[string]func(*testing.T) error{
 	"early": bubbled(pollEarlyReady),
 	"block": pollBlockSeesWaker,
+	"leave": pollLeaveWakesSysmon,
 }
 
 // PollCheck is the direct poll check named name, for the kill matrix.
