@@ -20,6 +20,8 @@ import (
 // and the executor); every server test runs on each.
 type transport = servetest.Transport
 
+var transports = servetest.Transports
+
 // start serves s on a fresh listener of tr and returns its address; the
 // test's cleanup closes s and checks that Serve returned ErrServerClosed
 // and that every connection loop has ended (Close waits for them).
