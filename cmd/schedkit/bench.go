@@ -19,7 +19,7 @@ import (
 	"github.com/schedkit/schedkit/internal/cmdline"
 )
 
-const benchAbout = `usage: schedkit bench [-quick] [-count N] [-run REGEXP] [-cpu LIST] [-benchtime D] [-out DIR] [-no-write]
+const benchAbout = `usage: schedkit bench [-quick] [-count N] [-run REGEXP] [-impl REGEXP] [-cpu LIST] [-benchtime D] [-out DIR] [-no-write] [-json FILE]
 
 Runs the benchmark suite of bench/ (schedkit's executor against go f(),
 ants, pond, errgroup, conc and a channel pool, workload by workload) with
@@ -27,7 +27,10 @@ a progress bar, prints per workload a table of ratios (schedkit over each
 peer: the median of -count rounds run interleaved in one process, with
 the range), then writes bench/RESULTS.md's generated section (between
 its "schedkit bench" marker lines; the rest of the file is kept) and
-bench/charts/NAME.svg per workload. A failed benchmark makes the exit
+bench/charts/NAME.svg per workload. -cpu runs a workload with Procs at
+those of its values listed, one without at each value; -impl keeps the
+impls it matches (and each workload's base); -json FILE writes every
+sample and summary as JSON too, even when a run failed. A failed benchmark makes the exit
 status 1 and writes nothing. -quick writes nothing unless -out is given:
 its shrunk workloads check that the suite runs; they measure nothing. It
 builds and runs bench/cmd/benchsuite of the checkout the current
@@ -35,7 +38,8 @@ directory is in (bench/ is a module of its own).`
 
 const benchExample = `  go run ./cmd/schedkit bench -quick                             # does every workload run? (under a minute; writes nothing)
   go run ./cmd/schedkit bench -count 10                            # the recorded run: RESULTS.md and charts
-  go run ./cmd/schedkit bench -run '^chain-scaling$' -cpu 1,2,4,8  # the run-queue experiment's curve`
+  go run ./cmd/schedkit bench -run '^chain-scaling$' -cpu 1,2,4,8  # the run-queue experiment's curve
+  OUT=/tmp/b scripts/bench16.sh                                    # the 16-core run (chain, chain-scaling, tiny, forkjoin at 1..16 Ps)`
 
 // runBench is `schedkit bench`: it checks the flags, finds the bench
 // module of the checkout and runs its suite runner with them, passing its
@@ -46,10 +50,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs.Bool("quick", false, "shrink every workload and run each impl briefly, once: checks that the suite runs (under a minute)")
 	count := fs.Int("count", 5, "rounds, run interleaved in one process (1 with -quick unless given)")
 	runRE := fs.String("run", "", "run only the workloads whose name matches this regexp")
-	cpu := fs.String("cpu", "", "comma-separated GOMAXPROCS values for the workloads with Procs (default: their values up to NumCPU)")
+	impl := fs.String("impl", "", "run only the impls whose name matches this regexp, and each workload's base (schedkit)")
+	cpu := fs.String("cpu", "", "comma-separated GOMAXPROCS values: a workload with Procs runs at those of them listed (default: its values up to NumCPU), one without at each (default: the current GOMAXPROCS)")
 	benchtime := fs.String("benchtime", "300ms", "time (or Nx count) per run, as go test's -benchtime (30ms with -quick unless given)")
 	out := fs.String("out", "", "directory of RESULTS.md and charts/ (default: the checkout's bench/; -quick writes only where -out is given)")
 	fs.Bool("no-write", false, "print the tables only; write no file")
+	jsonOut := fs.String("json", "", "also write every sample and summary as JSON to this file (even with -no-write or a failed run)")
 	fs.Duration("timeout", 5*time.Minute, "a run that takes longer is ended with every goroutine's stack")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -63,6 +69,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if _, err := regexp.Compile(*runRE); err != nil {
 		return bad("-run %q: %v", *runRE, err)
+	}
+	if _, err := regexp.Compile(*impl); err != nil {
+		return bad("-impl %q: %v", *impl, err)
 	}
 	if *cpu != "" {
 		for f := range strings.SplitSeq(*cpu, ",") {
@@ -87,6 +96,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if *out != "" && !filepath.IsAbs(*out) {
 		*out = filepath.Join(cwd, *out) // the runner runs in bench/
+	}
+	if *jsonOut != "" && !filepath.IsAbs(*jsonOut) {
+		*jsonOut = filepath.Join(cwd, *jsonOut)
 	}
 	benchDir := filepath.Join(root, "bench")
 	tmp, err := os.MkdirTemp("", "schedkit-bench")

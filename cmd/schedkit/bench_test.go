@@ -28,6 +28,7 @@ func TestBenchFlagErrors(t *testing.T) {
 		{[]string{"-count", "0"}, "-count 0: want at least 1"},
 		{[]string{"-count", "x"}, `invalid value "x" for flag -count`},
 		{[]string{"-run", "("}, `-run "(": error parsing regexp`},
+		{[]string{"-impl", "("}, `-impl "(": error parsing regexp`},
 		{[]string{"-cpu", "1,,2"}, `-cpu "1,,2": want a comma-separated list`},
 		{[]string{"-cpu", "-1"}, `-cpu "-1"`},
 		{[]string{"-benchtime", "soon"}, `-benchtime "soon": want a duration`},

@@ -54,7 +54,7 @@ import (
 	"github.com/schedkit/schedkit/internal/cmdline"
 )
 
-const about = `usage: benchsuite [-quick] [-count N] [-run REGEXP] [-cpu LIST] [-benchtime D] [-out DIR] [-no-write]
+const about = `usage: benchsuite [-quick] [-count N] [-run REGEXP] [-impl REGEXP] [-cpu LIST] [-benchtime D] [-out DIR] [-no-write] [-json FILE]
 
 Runs every workload of bench/suite (schedkit's executor and each peer)
 -count rounds, interleaved, and prints per workload and GOMAXPROCS the
@@ -65,8 +65,12 @@ Writes DIR/RESULTS.md's section between the lines
 (the rest of the file is kept byte for byte), DIR/charts/NAME.svg per
 workload and, for one run at several GOMAXPROCS, NAME-procs.svg (the
 metric against GOMAXPROCS). A workload with Procs runs at each of them
-that is in -cpu (default: those at most NumCPU); one without, at the
-current GOMAXPROCS. A progress bar goes to stderr when it is a terminal,
+that is in -cpu (default: those at most NumCPU); one without, at each
+-cpu value (default: the current GOMAXPROCS). -impl keeps the impls whose
+name matches, and always the first, the base of every ratio. -json FILE
+also writes every sample and summary as JSON, whatever -no-write and
+-quick say and also when a run failed (its fail field says why), for
+figures taken on another machine. A progress bar goes to stderr when it is a terminal,
 a line per run otherwise. A failed run makes the exit status 1 and writes
 nothing. The section written holds the workloads of this run only: with
 -run, the others' tables are gone. -quick writes nothing unless -out is
@@ -74,13 +78,16 @@ given: its shrunk workloads are a check, not a measurement.`
 
 const example = `  go run ./cmd/benchsuite -quick                    # a check that every workload runs (under a minute; writes nothing)
   go run ./cmd/benchsuite -count 10 -benchtime 500ms  # the recorded run
-  go run ./cmd/benchsuite -run '^chain$' -cpu 1,2,4,8,16 -count 5`
+  go run ./cmd/benchsuite -run '^chain$' -cpu 1,2,4,8,16 -count 5
+  go run ./cmd/benchsuite -run '^(chain|forkjoin)$' -impl '^(go|chanpool)$' -cpu 1,2 -json /tmp/b.json`
 
 // options are the parsed flags.
 type options struct {
 	quick     bool
 	count     int
 	run       *regexp.Regexp
+	impl      *regexp.Regexp
+	json      string
 	cpu       []int
 	benchtime string
 	out       string
@@ -101,7 +108,9 @@ func parseArgs(args []string, stdout, stderr io.Writer) (o options, code int, ok
 	fs.BoolVar(&o.quick, "quick", false, "shrink every workload and run each impl briefly, once: checks that the suite runs (under a minute)")
 	fs.IntVar(&o.count, "count", 0, "rounds, run interleaved in one process (default 5, or 1 with -quick)")
 	runRE := fs.String("run", "", "run only the workloads whose name matches this regexp")
-	cpuList := fs.String("cpu", "", "comma-separated GOMAXPROCS values for the workloads with Procs (default: their values up to NumCPU)")
+	implRE := fs.String("impl", "", "run only the impls whose name matches this regexp, and each workload's base (schedkit)")
+	cpuList := fs.String("cpu", "", "comma-separated GOMAXPROCS values: a workload with Procs runs at those of them listed (default: its values up to NumCPU), one without at each (default: the current GOMAXPROCS)")
+	fs.StringVar(&o.json, "json", "", "also write every sample and summary as JSON to this file (even with -no-write or a failed run)")
 	fs.StringVar(&o.benchtime, "benchtime", "", "time (or Nx count) per run, as go test's -benchtime (default 300ms, or 30ms with -quick)")
 	fs.StringVar(&o.out, "out", ".", "directory of RESULTS.md and charts/ (-quick writes only where -out is given)")
 	fs.BoolVar(&o.noWrite, "no-write", false, "print the tables only; write no file")
@@ -152,6 +161,13 @@ func parseArgs(args []string, stdout, stderr io.Writer) (o options, code int, ok
 			return bad("-run: %v", err)
 		}
 		o.run = re
+	}
+	if *implRE != "" {
+		re, err := regexp.Compile(*implRE)
+		if err != nil {
+			return bad("-impl: %v", err)
+		}
+		o.impl = re
 	}
 	if *cpuList != "" {
 		for f := range strings.SplitSeq(*cpuList, ",") {
@@ -214,8 +230,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.run != nil {
 		match = o.run.MatchString
 	}
+	var impl func(string) bool
+	if o.impl != nil {
+		impl = o.impl.MatchString
+	}
 	m := thisMachine()
-	p := makePlan(suite.All(), match, o.cpu, m.NumCPU, m.GOMAXPROCS)
+	p := makePlan(suite.All(), match, impl, o.cpu, m.NumCPU, m.GOMAXPROCS)
 	if len(p.Groups) == 0 {
 		var names []string
 		for _, w := range suite.All() {
@@ -239,6 +259,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	measureRounds(p, o.count, o.timeout, pr)
 	pr.finish()
 	h.LoadEnd = loadAverage("/proc/loadavg")
+	if o.json != "" {
+		if err := writeJSON(o.json, h, p); err != nil {
+			fmt.Fprintf(stderr, "benchsuite: %v\n", err)
+			return 1
+		}
+	}
 
 	if err := writeText(stdout, h, p); err != nil {
 		fmt.Fprintf(stderr, "benchsuite: %v\n", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -145,18 +146,32 @@ func TestMakePlanPicksProcs(t *testing.T) {
 		}
 		return out
 	}
-	p := makePlan(ws, nil, nil, 2, 3)
+	p := makePlan(ws, nil, nil, nil, 2, 3)
 	assert.Equal(t, []string{"a@3", "b@1", "b@2"}, procs(p), "no -cpu: Procs up to NumCPU; no Procs: the current GOMAXPROCS")
 	require.Len(t, p.Skipped, 1)
 	assert.Contains(t, p.Skipped[0], "c: none of its Procs [16] is at most NumCPU 2")
 	assert.Equal(t, 5, p.runs(), "a run per impl and GOMAXPROCS value")
 
-	p = makePlan(ws, nil, []int{2, 4}, 2, 3)
-	assert.Equal(t, []string{"a@3", "b@2", "b@4"}, procs(p), "-cpu picks Procs values even above NumCPU")
-	assert.Contains(t, p.Skipped[0], "is in -cpu [2 4]")
+	p = makePlan(ws, nil, nil, []int{4, 2, 4}, 2, 3)
+	assert.Equal(t, []string{"a@2", "a@4", "b@2", "b@4"}, procs(p),
+		"-cpu picks Procs values even above NumCPU, and runs a workload without Procs at each of its values, in order, once")
+	assert.Contains(t, p.Skipped[0], "is in -cpu [4 2 4]")
 
-	p = makePlan(ws, regexp.MustCompile("^b$").MatchString, nil, 8, 1)
+	p = makePlan(ws, regexp.MustCompile("^b$").MatchString, nil, nil, 8, 1)
 	assert.Equal(t, []string{"b@1", "b@2", "b@4", "b@8"}, procs(p))
+
+	// -impl keeps the matching impls and always the base (Impls[0]).
+	p = makePlan(ws, regexp.MustCompile("^b$").MatchString, regexp.MustCompile("^nomatch$").MatchString, []int{1}, 8, 1)
+	require.Len(t, p.Groups, 1)
+	assert.Equal(t, ws[1].Impls[0].Name, p.Groups[0].W.Impls[0].Name)
+	assert.Len(t, p.Groups[0].W.Impls, 1, "no peer matches: the base alone")
+	assert.Len(t, p.Groups[0].Runs, 1)
+	p = makePlan(ws, regexp.MustCompile("^b$").MatchString, regexp.MustCompile("^go$").MatchString, []int{1}, 8, 1)
+	require.Len(t, p.Groups, 1)
+	assert.Len(t, p.Groups[0].W.Impls, 2)
+	assert.Equal(t, "go", p.Groups[0].W.Impls[1].Name)
+	assert.Len(t, ws[1].Impls, 2, "the suite's workload is not changed")
+	assert.Len(t, p.Groups[0].Runs, 2)
 }
 
 // The runner end to end on fixed figures: three rounds, the table and
@@ -171,8 +186,9 @@ func TestRunWritesTablesChartsAndSection(t *testing.T) {
 	require.NoError(t, os.WriteFile(res, []byte(before+after), 0o600))
 
 	var stdout, stderr bytes.Buffer
+	js := filepath.Join(t.TempDir(), "r.json")
 	code := run([]string{"-run", "^zz-test-(ok|procs)$", "-count", "3", "-benchtime", "1x", "-cpu", "1,2",
-		"-out", dir, "-cmdline", "go run ./cmd/schedkit bench -run x|y"}, &stdout, &stderr)
+		"-out", dir, "-json", js, "-cmdline", "go run ./cmd/schedkit bench -run x|y"}, &stdout, &stderr)
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 
 	out := stdout.String()
@@ -189,8 +205,11 @@ func TestRunWritesTablesChartsAndSection(t *testing.T) {
 	assert.NotContains(t, out, "GOMAXPROCS 3", "3 is not in -cpu")
 	// Its scaling: tasks/s doubles from 1 to 2 Ps for both impls.
 	assert.Regexp(t, `(?s)zz-test-procs: throughput over GOMAXPROCS 1, per round.*\n  schedkit +2 +2\.00x +2\.00\.\.2\.00\n  peer +2 +2\.00x`, out)
-	assert.NotContains(t, out, "zz-test-ok: throughput over", "one GOMAXPROCS value: no scaling table")
-	assert.Contains(t, stderr.String(), "[21/21] round 3/3 zz-test-procs procs=2 impl=peer", "a line per run when stderr is no terminal")
+	// zz-test-ok has no Procs: it runs at each -cpu value, with its
+	// scaling (the same figure at both: 1.00x).
+	assert.Regexp(t, `(?s)zz-test-ok: fixed figures, GOMAXPROCS 1\n.*zz-test-ok: fixed figures, GOMAXPROCS 2\n`, out)
+	assert.Regexp(t, `(?s)zz-test-ok: throughput over GOMAXPROCS 1, per round.*\n  schedkit +2 +1\.00x +1\.00\.\.1\.00\n`, out)
+	assert.Contains(t, stderr.String(), "[30/30] round 3/3 zz-test-procs procs=2 impl=peer", "a line per run when stderr is no terminal")
 
 	doc, err := os.ReadFile(res)
 	require.NoError(t, err)
@@ -204,13 +223,32 @@ func TestRunWritesTablesChartsAndSection(t *testing.T) {
 	assert.Contains(t, text, "About text of the fake.")
 	assert.Contains(t, text, "Throughput over GOMAXPROCS 1, the ratio taken per round")
 	assert.Contains(t, text, "| schedkit | 2 | 2.00x | 2.00..2.00 |")
-	for _, c := range []string{"zz-test-ok.svg", "zz-test-procs.svg", "zz-test-procs-procs.svg"} {
+	for _, c := range []string{"zz-test-ok.svg", "zz-test-ok-procs.svg", "zz-test-procs.svg", "zz-test-procs-procs.svg"} {
 		assert.Contains(t, text, "](charts/"+c+")")
 		assertSVG(t, filepath.Join(dir, "charts", c))
 	}
-	assert.NoFileExists(t, filepath.Join(dir, "charts", "zz-test-ok-procs.svg"), "one GOMAXPROCS value: no scaling curve")
+	assert.Regexp(t, `\n30 runs \(2 workload\(s\), 3 round\(s\)\) in [0-9.]+m?s; wrote `+regexp.QuoteMeta(res)+` and 4 chart\(s\) in `, out)
 
-	assert.Regexp(t, `\n21 runs \(2 workload\(s\), 3 round\(s\)\) in [0-9.]+m?s; wrote `+regexp.QuoteMeta(res)+` and 3 chart\(s\) in `, out)
+	// The JSON holds the same figures: every group, sample and ratio.
+	b, err := os.ReadFile(js)
+	require.NoError(t, err)
+	var rep jsonReport
+	require.NoError(t, json.Unmarshal(b, &rep))
+	assert.Equal(t, "go run ./cmd/schedkit bench -run x|y", rep.Command)
+	assert.Equal(t, 3, rep.Rounds)
+	require.Len(t, rep.Groups, 4)
+	g := rep.Groups[3]
+	assert.Equal(t, "zz-test-procs", g.Workload)
+	assert.Equal(t, 2, g.GOMAXPROCS)
+	assert.True(t, g.HigherIsBetter)
+	require.Len(t, g.Impls, 2)
+	assert.Equal(t, 200.0, g.Impls[0].Value.Median)
+	assert.Len(t, g.Impls[0].Samples, 3)
+	assert.Nil(t, g.Impls[0].Ratio, "the base has no ratio")
+	assert.Equal(t, 4.0, g.Impls[1].Ratio.Median)
+	require.Len(t, g.Scaling, 2)
+	assert.Equal(t, jsonScale{Impl: "schedkit", From: 1, Gain: &jsonSpread{2, 2, 2}}, g.Scaling[0])
+	assert.Empty(t, rep.Groups[2].Scaling, "the first GOMAXPROCS has no gain")
 
 	// A second run replaces the section, not appends another.
 	stdout.Reset()
@@ -219,6 +257,7 @@ func TestRunWritesTablesChartsAndSection(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, strings.Count(string(doc), beginMarker))
 	assert.NotContains(t, string(doc), "zz-test-procs", "the old section is gone")
+	assert.NotContains(t, stdout.String(), "zz-test-ok: throughput over", "one GOMAXPROCS value: no scaling table")
 	assert.True(t, strings.HasSuffix(string(doc), after))
 }
 
@@ -268,6 +307,20 @@ func TestFailedRunExitsNonZeroAndWritesNothing(t *testing.T) {
 			assert.Empty(t, ents, "a failed run wrote files")
 		})
 	}
+	// -json writes even then: a run on a lent machine keeps what it got.
+	js := filepath.Join(t.TempDir(), "r.json")
+	assert.Equal(t, 1, run([]string{"-run", "^zz-test-fail$", "-count", "1", "-benchtime", "1x", "-no-write", "-json", js}, io.Discard, io.Discard))
+	var rep jsonReport
+	b, err := os.ReadFile(js)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &rep))
+	require.Len(t, rep.Groups, 1)
+	require.Len(t, rep.Groups[0].Impls, 2)
+	assert.Equal(t, 10.0, rep.Groups[0].Impls[0].Value.Median)
+	assert.Contains(t, rep.Groups[0].Impls[1].Fail, "FAILED (1 of 1 rounds)")
+	assert.Nil(t, rep.Groups[0].Impls[1].Value)
+	assert.Nil(t, rep.Groups[0].Impls[1].Samples[0].Value)
+
 	// With the base failed, no peer gets a ratio either.
 	var stdout bytes.Buffer
 	run([]string{"-run", "^zz-test-basefail$", "-count", "1", "-benchtime", "1x", "-no-write"}, &stdout, io.Discard)
@@ -307,6 +360,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-cpu", "1,x"}, `-cpu "1,x": want a comma-separated list`},
 		{[]string{"-cpu", "0"}, `-cpu "0"`},
 		{[]string{"-run", "("}, "-run: error parsing regexp"},
+		{[]string{"-impl", "("}, "-impl: error parsing regexp"},
 		{[]string{"-benchtime", "soon"}, `-benchtime "soon"`},
 		{[]string{"-timeout", "0s"}, "-timeout 0s"},
 		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
@@ -397,13 +451,15 @@ func TestRoundsInterleave(t *testing.T) {
 	require.NoError(t, err)
 	defer restore()
 	before := runtime.GOMAXPROCS(0)
-	p := makePlan(suite.All(), regexp.MustCompile(`^zz-test-(ok|procs)$`).MatchString, []int{1, 2}, 2, before)
+	p := makePlan(suite.All(), regexp.MustCompile(`^zz-test-(ok|procs)$`).MatchString, nil, []int{1, 2}, 2, before)
 	var r recorder
 	measureRounds(p, 2, time.Minute, &r)
 	var want []string
 	for round := 1; round <= 2; round++ {
-		for _, s := range []string{"zz-test-ok procs=%d impl=schedkit", "zz-test-ok procs=%d impl=slow", "zz-test-ok procs=%d impl=fast"} {
-			want = append(want, fmt.Sprintf("round %d/2 "+s, round, before))
+		for _, procs := range []int{1, 2} { // no Procs: at each -cpu value
+			for _, s := range []string{"zz-test-ok procs=%d impl=schedkit", "zz-test-ok procs=%d impl=slow", "zz-test-ok procs=%d impl=fast"} {
+				want = append(want, fmt.Sprintf("round %d/2 "+s, round, procs))
+			}
 		}
 		for _, procs := range []int{1, 2} {
 			for _, im := range []string{"schedkit", "peer"} {

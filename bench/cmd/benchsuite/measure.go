@@ -43,19 +43,34 @@ type plan struct {
 }
 
 // makePlan keeps the workloads whose name matches sel (nil: all) and
-// picks each one's GOMAXPROCS values: a workload without Procs runs at
-// cur; one with Procs at each of its values that is in cpu, or, when cpu
-// is nil, at each one at most numCPU (more Ps than cores measures the OS
-// scheduler, so it takes asking for).
-func makePlan(ws []suite.Workload, match func(string) bool, cpu []int, numCPU, cur int) plan {
+// picks each one's GOMAXPROCS values: a workload with Procs runs at each
+// of its values that is in cpu, or, when cpu is nil, at each one at most
+// numCPU (more Ps than cores measures the OS scheduler, so it takes
+// asking for); one without Procs at each value of cpu, in increasing
+// order (go test's -cpu), or at cur when cpu is nil. impl (nil: all)
+// keeps the impls whose name it matches, and always the first, the base
+// of every ratio.
+func makePlan(ws []suite.Workload, match, impl func(string) bool, cpu []int, numCPU, cur int) plan {
 	var p plan
 	for _, w := range ws {
 		if match != nil && !match(w.Name) {
 			continue
 		}
+		if impl != nil {
+			ims := w.Impls[:1:1]
+			for _, im := range w.Impls[1:] {
+				if impl(im.Name) {
+					ims = append(ims, im)
+				}
+			}
+			w.Impls = ims
+		}
 		var ps []int
 		if len(w.Procs) == 0 {
 			ps = []int{cur}
+			if cpu != nil {
+				ps = slices.Compact(slices.Sorted(slices.Values(cpu)))
+			}
 		}
 		for _, n := range w.Procs {
 			if (cpu == nil && n <= numCPU) || (cpu != nil && slices.Contains(cpu, n)) {
