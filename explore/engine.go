@@ -147,6 +147,7 @@ type execution struct {
 	last    Step     // the latest step as recorded, before its thread ran it
 	stuck   *thread  // a thread that did not come back
 	labels  []string // outcomes reported by Reached and Run.Outcome
+	rep     report   // formatters, file:line (report.go)
 	// parkedAtEnd is what the threads still parked when the execution
 	// stopped (a deadlock, a failure) were about to do.
 	parkedAtEnd []parkedOp
@@ -579,8 +580,7 @@ func explore(opts Options, build func() Run, keepGoing bool) (res Result, err er
 			e.count(x)
 			e.addState(x)
 		}
-		if x.fail != nil {
-			e.res.Failure = x.fail
+		if x.fail != nil && e.failed(x) {
 			return e.res, nil
 		}
 		if !e.strat.next() {
@@ -599,7 +599,8 @@ func (e *explorer) execute() (*execution, error) {
 	x := &execution{e: e, index: e.res.Executions + 1, prev: -1, clock: epoch}
 	register(e.host, x)
 	e.at("in build of execution %d", x.index)
-	r := e.build()
+	x.rep.locate = e.cfg.locate
+	r := x.withDrain(e.build())
 	if n := len(r.Threads); n == 0 || n > MaxThreads {
 		return nil, fmt.Errorf("explore %s: a Run needs 1 to %d threads, not %d", e.cfg.Name, MaxThreads, n)
 	}
