@@ -92,7 +92,7 @@ func (x *Uint32) Store(v uint32) {
 func (x *Uint32) Add(d uint32) uint32 {
 	before(OpAdd, unsafe.Pointer(x))
 	v := x.v.Add(d)
-	afterRMW(OpAdd, unsafe.Pointer(x), uint64(v-d), uint64(v), true)
+	after(OpAdd, unsafe.Pointer(x), uint64(v))
 	return v
 }
 
@@ -100,7 +100,7 @@ func (x *Uint32) Add(d uint32) uint32 {
 func (x *Uint32) Swap(v uint32) uint32 {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(v)
-	afterRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(v), true)
+	after(OpSwap, unsafe.Pointer(x), uint64(v))
 	return old
 }
 
@@ -108,11 +108,7 @@ func (x *Uint32) Swap(v uint32) uint32 {
 func (x *Uint32) CompareAndSwap(old, new uint32) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), uint64(seen), uint64(new), ok)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
 	return ok
 }
 
@@ -138,7 +134,7 @@ func (x *Uint64) Store(v uint64) {
 func (x *Uint64) Add(d uint64) uint64 {
 	before(OpAdd, unsafe.Pointer(x))
 	v := x.v.Add(d)
-	afterRMW(OpAdd, unsafe.Pointer(x), v-d, v, true)
+	after(OpAdd, unsafe.Pointer(x), v)
 	return v
 }
 
@@ -146,7 +142,7 @@ func (x *Uint64) Add(d uint64) uint64 {
 func (x *Uint64) Swap(v uint64) uint64 {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(v)
-	afterRMW(OpSwap, unsafe.Pointer(x), old, v, true)
+	after(OpSwap, unsafe.Pointer(x), v)
 	return old
 }
 
@@ -154,11 +150,7 @@ func (x *Uint64) Swap(v uint64) uint64 {
 func (x *Uint64) CompareAndSwap(old, new uint64) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), seen, new, ok)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
 	return ok
 }
 
@@ -184,7 +176,7 @@ func (x *Int32) Store(v int32) {
 func (x *Int32) Add(d int32) int32 {
 	before(OpAdd, unsafe.Pointer(x))
 	v := x.v.Add(d)
-	afterRMW(OpAdd, unsafe.Pointer(x), uint64(v-d), uint64(v), true)
+	after(OpAdd, unsafe.Pointer(x), uint64(v))
 	return v
 }
 
@@ -192,7 +184,7 @@ func (x *Int32) Add(d int32) int32 {
 func (x *Int32) Swap(v int32) int32 {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(v)
-	afterRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(v), true)
+	after(OpSwap, unsafe.Pointer(x), uint64(v))
 	return old
 }
 
@@ -200,11 +192,7 @@ func (x *Int32) Swap(v int32) int32 {
 func (x *Int32) CompareAndSwap(old, new int32) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), uint64(seen), uint64(new), ok)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
 	return ok
 }
 
@@ -230,7 +218,7 @@ func (x *Int64) Store(v int64) {
 func (x *Int64) Add(d int64) int64 {
 	before(OpAdd, unsafe.Pointer(x))
 	v := x.v.Add(d)
-	afterRMW(OpAdd, unsafe.Pointer(x), uint64(v-d), uint64(v), true)
+	after(OpAdd, unsafe.Pointer(x), uint64(v))
 	return v
 }
 
@@ -238,7 +226,7 @@ func (x *Int64) Add(d int64) int64 {
 func (x *Int64) Swap(v int64) int64 {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(v)
-	afterRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(v), true)
+	after(OpSwap, unsafe.Pointer(x), uint64(v))
 	return old
 }
 
@@ -246,11 +234,7 @@ func (x *Int64) Swap(v int64) int64 {
 func (x *Int64) CompareAndSwap(old, new int64) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), uint64(seen), uint64(new), ok)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
 	return ok
 }
 
@@ -276,7 +260,7 @@ func (x *Bool) Store(v bool) {
 func (x *Bool) Swap(v bool) bool {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(v)
-	afterRMW(OpSwap, unsafe.Pointer(x), b2u(old), b2u(v), true)
+	after(OpSwap, unsafe.Pointer(x), b2u(v))
 	return old
 }
 
@@ -284,11 +268,7 @@ func (x *Bool) Swap(v bool) bool {
 func (x *Bool) CompareAndSwap(old, new bool) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), b2u(seen), b2u(new), ok)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
 	return ok
 }
 
@@ -314,7 +294,7 @@ func (x *Pointer[T]) Store(p *T) {
 func (x *Pointer[T]) Swap(p *T) *T {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(p)
-	afterRMW(OpSwap, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(old))), uint64(uintptr(unsafe.Pointer(p))), true)
+	after(OpSwap, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(p))))
 	return old
 }
 
@@ -322,10 +302,6 @@ func (x *Pointer[T]) Swap(p *T) *T {
 func (x *Pointer[T]) CompareAndSwap(old, new *T) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(seen))), uint64(uintptr(unsafe.Pointer(new))), ok)
+	after(OpCAS, unsafe.Pointer(x), b2u(ok))
 	return ok
 }

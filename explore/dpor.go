@@ -137,8 +137,7 @@ func sameDporOps(n *dporNode, x *execution, elig []int) bool {
 func (d *dpor) fill(n *dporNode, x *execution) {
 	for _, th := range x.threads {
 		if th.state == stParked {
-			p := &th.pending
-			n.keys[th.id] = opKey{op: p.op, addr: p.addr, global: p.global()}
+			n.keys[th.id] = x.key(th)
 		}
 	}
 }

@@ -147,7 +147,7 @@ type execution struct {
 	last    Step     // the latest step as recorded, before its thread ran it
 	stuck   *thread  // a thread that did not come back
 	labels  []string // outcomes reported by Reached and Run.Outcome
-	rep     report   // formatters, file:line (report.go)
+	fair    fairness // fair scheduling of yields, awaits (fair.go, await.go)
 	// parkedAtEnd is what the threads still parked when the execution
 	// stopped (a deadlock, a failure) were about to do.
 	parkedAtEnd []parkedOp
@@ -208,7 +208,7 @@ func (x *execution) run(r Run) {
 			break
 		}
 		if len(x.steps) >= x.e.cfg.MaxSteps {
-			x.failWith(fmt.Errorf("%w: %d steps without ending (a livelock, or a spin loop that never yields with atomicx.Sleep)", ErrStepLimit, len(x.steps)))
+			x.failWith(fmt.Errorf("%w: %d steps without ending (a spin loop that never yields with atomicx.Sleep, or one that writes on every try)", ErrStepLimit, len(x.steps)))
 			break
 		}
 		// The clock is read every 64th step (and after each execution):
@@ -224,11 +224,11 @@ func (x *execution) run(r Run) {
 		if !x.await(th) {
 			return
 		}
+		x.stepped(th)
 	}
 	for _, th := range x.threads {
 		if th != x.stuck && th.state == stParked {
-			p := &th.pending
-			x.parkedAtEnd = append(x.parkedAtEnd, parkedOp{th.id, opKey{op: p.op, addr: p.addr, global: p.global()}})
+			x.parkedAtEnd = append(x.parkedAtEnd, parkedOp{th.id, x.key(th)})
 		}
 	}
 	x.abortParked()
@@ -326,50 +326,58 @@ func (x *execution) enabled(th *thread) bool {
 }
 
 // eligible returns the threads that may run the next step, ascending, moving
-// the clock to the earliest deadline when every live thread is blocked and
-// one waits on time. It fails the execution on a deadlock. live is false when
-// every thread has returned. prevRunnable reports that the thread that ran the
-// last step could run on: a switch away from it is a preemption.
+// the clock to the earliest deadline when every live thread is blocked, or
+// spins fruitlessly (fair.go), and one waits on time. It fails the execution
+// on a deadlock or a livelock. live is false when every thread has
+// returned. prevRunnable reports that the thread that ran the last step
+// could run on: a switch away from it is a preemption. Fair scheduling
+// leaves out a thread parked at a yield while another has not run since
+// (fair.go); an await waits for a write (await.go).
 func (x *execution) eligible() (elig []int, prevRunnable, live bool) {
 	advanced := false
 	for {
 		elig = x.elig[:0]
 		next := int64(math.MaxInt64)
+		waiting := false
 		for _, th := range x.threads {
 			if th.state != stParked {
 				continue
 			}
 			live = true
-			if x.enabled(th) {
+			if x.awaiting(th) {
+				waiting = true
+			} else if x.enabled(th) {
 				elig = append(elig, th.id)
 			} else if th.pending.timed() {
 				next = min(next, th.pending.deadline)
 			}
 		}
+		if len(elig) == 0 && waiting && next == math.MaxInt64 {
+			elig = x.wake(elig)
+		}
 		x.elig = elig
-		if !live || len(elig) > 0 {
+		if !live || len(elig) > 0 && !x.spunOut(elig) {
 			break
 		}
 		if next == math.MaxInt64 {
-			x.failWith(x.deadlock())
+			if len(elig) > 0 {
+				x.livelock(elig)
+			} else {
+				x.failWith(x.deadlock())
+			}
 			return nil, false, true
 		}
 		x.clock = next
+		x.changed(0, atomicx.OpSleep)
 		advanced = true
 	}
 	if !live {
 		return nil, false, false
 	}
-	if x.prev >= 0 && slices.Contains(elig, x.prev) {
-		if x.threads[x.prev].pending.yield() {
-			if len(elig) > 1 {
-				elig = slices.DeleteFunc(elig, func(t int) bool { return t == x.prev })
-			}
-		} else {
-			prevRunnable = !advanced
-		}
+	if x.prev >= 0 && slices.Contains(elig, x.prev) && !x.threads[x.prev].pending.yield() {
+		prevRunnable = !advanced
 	}
-	return elig, prevRunnable, true
+	return x.fairFilter(elig), prevRunnable, true
 }
 
 func (x *execution) deadlock() error {
@@ -393,6 +401,7 @@ func (x *execution) record(c int, prevRunnable bool) {
 	x.addrs = append(x.addrs, p.addr)
 	x.choices = append(x.choices, uint8(c))
 	x.prev = c
+	x.noteStep(c)
 }
 
 func (x *execution) check(fn func() error) {
@@ -580,7 +589,8 @@ func explore(opts Options, build func() Run, keepGoing bool) (res Result, err er
 			e.count(x)
 			e.addState(x)
 		}
-		if x.fail != nil && e.failed(x) {
+		if x.fail != nil {
+			e.res.Failure = x.fail
 			return e.res, nil
 		}
 		if !e.strat.next() {
@@ -599,8 +609,7 @@ func (e *explorer) execute() (*execution, error) {
 	x := &execution{e: e, index: e.res.Executions + 1, prev: -1, clock: epoch}
 	register(e.host, x)
 	e.at("in build of execution %d", x.index)
-	x.rep.locate = e.cfg.locate
-	r := x.withDrain(e.build())
+	r := e.build()
 	if n := len(r.Threads); n == 0 || n > MaxThreads {
 		return nil, fmt.Errorf("explore %s: a Run needs 1 to %d threads, not %d", e.cfg.Name, MaxThreads, n)
 	}

@@ -47,12 +47,16 @@ type opKey struct {
 	op     atomicx.Op
 	addr   uintptr
 	global bool
+	await  *awaitSet // a yield that awaits a write to these cells (await.go)
 }
 
 // independent reports that the steps a and b of two threads commute and
 // neither enables or disables the other: different cells, or two loads.
 // Anything that involves the clock depends on everything.
 func independent(a, b opKey) bool {
+	if a.await != nil || b.await != nil {
+		return awaitIndependent(a, b)
+	}
 	if a.global || b.global {
 		return false
 	}
@@ -143,8 +147,7 @@ func sameOps(n *node, x *execution, elig []int) bool {
 func fillKeys(n *node, x *execution) {
 	for _, th := range x.threads {
 		if th.state == stParked {
-			p := &th.pending
-			n.keys[th.id] = opKey{op: p.op, addr: p.addr, global: p.global()}
+			n.keys[th.id] = x.key(th)
 		}
 	}
 }

@@ -1,0 +1,92 @@
+package explore
+
+import (
+	"slices"
+
+	"github.com/schedkit/schedkit/atomicx"
+)
+
+// The await reduction of spin loops under DPOR (after GenMC's spin-assume
+// and await reductions: Kokologiannakis, Ren and Vafeiadis, "Dynamic
+// partial order reduction for spinloops", and "Spin-assume", POPL 2021 and
+// 2022). A spin iteration that only read, then yielded, would, if run
+// again, read the same values and yield again, until another thread writes
+// one of the cells it read. So under DPOR a thread parked at the yield
+// that ends such an iteration is blocked, an await on the cells it read:
+// it may run again once another thread writes (stores, adds, swaps or
+// CASes) one of them. Its yield step then depends only on those writes, as
+// a Lock on an Unlock, where a plain yield depends on everything (the clock
+// moves only when every thread is blocked). DPOR then explores one failed
+// iteration per await instead of every interleaving of every retry.
+//
+// Code may spin on local state the explorer cannot see (a counter that
+// gives up after n tries); so when every thread is blocked and one awaits,
+// the awaiting threads run again (their yield then depends on everything),
+// and a spin that never ends is a livelock (fair.go).
+
+// awaitOff turns the await reduction off (tests: to compare with DPOR
+// without it).
+var awaitOff bool
+
+// awaitMutant is a seeded fault for tests: "await-misses-rmw" releases an
+// await only on a plain store, not on an add, swap or CAS of a cell it read.
+var awaitMutant string
+
+// awaitSet is the cells an iteration read.
+type awaitSet struct{ addrs []uintptr }
+
+func (a *awaitSet) has(addr uintptr) bool { return a != nil && slices.Contains(a.addrs, addr) }
+
+// awaits reports whether the await reduction applies to this execution.
+func (x *execution) awaits() bool { return x.e.cfg.Mode == DPOR && !awaitOff }
+
+// awaiting reports a thread blocked at the yield of a fruitless iteration.
+func (x *execution) awaiting(th *thread) bool {
+	it := &x.fair.it[th.id]
+	return it.waiting && !it.released && !it.woken && th.pending.yield()
+}
+
+// wake lets every awaiting thread run: nothing else can.
+func (x *execution) wake(elig []int) []int {
+	for _, th := range x.threads {
+		if th.state == stParked && x.awaiting(th) {
+			x.fair.it[th.id].woken = true
+			elig = append(elig, th.id)
+		}
+	}
+	return elig
+}
+
+// releases reports whether a write op on an awaited cell releases the
+// awaiting thread (always, but under the seeded fault).
+func releases(op atomicx.Op) bool {
+	return awaitMutant != "await-misses-rmw" || op == atomicx.OpStore
+}
+
+// key is the reduction's view of th's pending operation: an await depends
+// only on writes to the cells it read; an await that was woken because
+// nothing else could run depends on everything, as the clock does.
+func (x *execution) key(th *thread) opKey {
+	p := &th.pending
+	k := opKey{op: p.op, addr: p.addr, global: p.global()}
+	if it := &x.fair.it[th.id]; p.yield() && it.waiting && !it.woken {
+		k.global, k.await = false, it.on
+	}
+	return k
+}
+
+// awaitIndependent is independent for a pair with an await in it.
+func awaitIndependent(a, b opKey) bool {
+	if a.await == nil {
+		a, b = b, a
+	}
+	switch {
+	case b.await != nil:
+		return true // two yields
+	case b.global:
+		return false
+	case b.op == atomicx.OpLoad:
+		return true
+	}
+	return !a.await.has(b.addr)
+}

@@ -1,0 +1,27 @@
+package explore
+
+// SetFair turns fair scheduling of yields on or off (off is the broken
+// variant the fairness tests must catch), and returns a function restoring
+// it.
+func SetFair(on bool) (restore func()) {
+	old := fairOff
+	fairOff = !on
+	return func() { fairOff = old }
+}
+
+// SetAwait turns DPOR's await reduction of spin loops on or off, and
+// returns a function restoring it.
+func SetAwait(on bool) (restore func()) {
+	old := awaitOff
+	awaitOff = !on
+	return func() { awaitOff = old }
+}
+
+// SetAwaitMutant seeds a fault in the await reduction ("await-misses-rmw":
+// an add, swap or CAS of an awaited cell does not release the await; ""
+// none), and returns a function restoring it.
+func SetAwaitMutant(m string) (restore func()) {
+	old := awaitMutant
+	awaitMutant = m
+	return func() { awaitMutant = old }
+}
