@@ -15,4 +15,7 @@
 //   - seqlock: a sequence lock, and a reader that accepts a torn read
 //   - once: sync.Once built on a CAS, and the flag set before f has run
 //   - vyukovq: Vyukov's bounded MPMC queue, and a slot published too early
+//   - stdring: a ring written on sync/atomic and sync.Mutex alone, explored
+//     unmodified through go run ./cmd/schedkit explore ./examples/stdring,
+//     and a tail published before its slot (-tags stdringbug)
 package examples

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -356,6 +357,21 @@ func TestExploreExecutor(t *testing.T) {
 // exploreAll runs every scenario at bound 1, for the kill matrix; nil
 // without -tags schedcheck is reported by the caller as not applicable.
 func exploreAll() (bool, error) { return exploreCasesBound1(exploreCases) }
+
+// ExploreCases runs the exploreCases named at bound 1 for the kill matrix; a
+// name that matches none is an error, so a renamed scenario cannot turn its
+// cell into a silent pass. applicable is false without -tags schedcheck.
+func ExploreCases(names ...string) (applicable bool, err error) {
+	var cs []exploreCase
+	for _, name := range names {
+		i := slices.IndexFunc(exploreCases, func(c exploreCase) bool { return c.name == name })
+		if i < 0 {
+			return true, fmt.Errorf("no explorer scenario named %q", name)
+		}
+		cs = append(cs, exploreCases[i])
+	}
+	return exploreCasesBound1(cs)
+}
 
 // exploreCasesBound1 runs each of cs at bound 1 and returns the first
 // failure; applicable is false without -tags schedcheck.
