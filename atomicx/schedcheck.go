@@ -92,7 +92,7 @@ func (x *Uint32) Store(v uint32) {
 func (x *Uint32) Add(d uint32) uint32 {
 	before(OpAdd, unsafe.Pointer(x))
 	v := x.v.Add(d)
-	after(OpAdd, unsafe.Pointer(x), uint64(v))
+	afterRMW(OpAdd, unsafe.Pointer(x), uint64(v-d), uint64(v), true)
 	return v
 }
 
@@ -100,7 +100,7 @@ func (x *Uint32) Add(d uint32) uint32 {
 func (x *Uint32) Swap(v uint32) uint32 {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(v)
-	after(OpSwap, unsafe.Pointer(x), uint64(v))
+	afterRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(v), true)
 	return old
 }
 
@@ -108,7 +108,11 @@ func (x *Uint32) Swap(v uint32) uint32 {
 func (x *Uint32) CompareAndSwap(old, new uint32) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	seen := old
+	if !ok && hooked() {
+		seen = x.v.Load() // what made it fail: no other explored thread runs in between
+	}
+	afterRMW(OpCAS, unsafe.Pointer(x), uint64(seen), uint64(new), ok)
 	return ok
 }
 
@@ -134,7 +138,7 @@ func (x *Uint64) Store(v uint64) {
 func (x *Uint64) Add(d uint64) uint64 {
 	before(OpAdd, unsafe.Pointer(x))
 	v := x.v.Add(d)
-	after(OpAdd, unsafe.Pointer(x), v)
+	afterRMW(OpAdd, unsafe.Pointer(x), v-d, v, true)
 	return v
 }
 
@@ -142,7 +146,7 @@ func (x *Uint64) Add(d uint64) uint64 {
 func (x *Uint64) Swap(v uint64) uint64 {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(v)
-	after(OpSwap, unsafe.Pointer(x), v)
+	afterRMW(OpSwap, unsafe.Pointer(x), old, v, true)
 	return old
 }
 
@@ -150,7 +154,11 @@ func (x *Uint64) Swap(v uint64) uint64 {
 func (x *Uint64) CompareAndSwap(old, new uint64) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	seen := old
+	if !ok && hooked() {
+		seen = x.v.Load() // what made it fail: no other explored thread runs in between
+	}
+	afterRMW(OpCAS, unsafe.Pointer(x), seen, new, ok)
 	return ok
 }
 
@@ -176,7 +184,7 @@ func (x *Int32) Store(v int32) {
 func (x *Int32) Add(d int32) int32 {
 	before(OpAdd, unsafe.Pointer(x))
 	v := x.v.Add(d)
-	after(OpAdd, unsafe.Pointer(x), uint64(v))
+	afterRMW(OpAdd, unsafe.Pointer(x), uint64(v-d), uint64(v), true)
 	return v
 }
 
@@ -184,7 +192,7 @@ func (x *Int32) Add(d int32) int32 {
 func (x *Int32) Swap(v int32) int32 {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(v)
-	after(OpSwap, unsafe.Pointer(x), uint64(v))
+	afterRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(v), true)
 	return old
 }
 
@@ -192,7 +200,11 @@ func (x *Int32) Swap(v int32) int32 {
 func (x *Int32) CompareAndSwap(old, new int32) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	seen := old
+	if !ok && hooked() {
+		seen = x.v.Load() // what made it fail: no other explored thread runs in between
+	}
+	afterRMW(OpCAS, unsafe.Pointer(x), uint64(seen), uint64(new), ok)
 	return ok
 }
 
@@ -218,7 +230,7 @@ func (x *Int64) Store(v int64) {
 func (x *Int64) Add(d int64) int64 {
 	before(OpAdd, unsafe.Pointer(x))
 	v := x.v.Add(d)
-	after(OpAdd, unsafe.Pointer(x), uint64(v))
+	afterRMW(OpAdd, unsafe.Pointer(x), uint64(v-d), uint64(v), true)
 	return v
 }
 
@@ -226,7 +238,7 @@ func (x *Int64) Add(d int64) int64 {
 func (x *Int64) Swap(v int64) int64 {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(v)
-	after(OpSwap, unsafe.Pointer(x), uint64(v))
+	afterRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(v), true)
 	return old
 }
 
@@ -234,7 +246,11 @@ func (x *Int64) Swap(v int64) int64 {
 func (x *Int64) CompareAndSwap(old, new int64) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	seen := old
+	if !ok && hooked() {
+		seen = x.v.Load() // what made it fail: no other explored thread runs in between
+	}
+	afterRMW(OpCAS, unsafe.Pointer(x), uint64(seen), uint64(new), ok)
 	return ok
 }
 
@@ -260,7 +276,7 @@ func (x *Bool) Store(v bool) {
 func (x *Bool) Swap(v bool) bool {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(v)
-	after(OpSwap, unsafe.Pointer(x), b2u(v))
+	afterRMW(OpSwap, unsafe.Pointer(x), b2u(old), b2u(v), true)
 	return old
 }
 
@@ -268,7 +284,11 @@ func (x *Bool) Swap(v bool) bool {
 func (x *Bool) CompareAndSwap(old, new bool) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	seen := old
+	if !ok && hooked() {
+		seen = x.v.Load() // what made it fail: no other explored thread runs in between
+	}
+	afterRMW(OpCAS, unsafe.Pointer(x), b2u(seen), b2u(new), ok)
 	return ok
 }
 
@@ -294,7 +314,7 @@ func (x *Pointer[T]) Store(p *T) {
 func (x *Pointer[T]) Swap(p *T) *T {
 	before(OpSwap, unsafe.Pointer(x))
 	old := x.v.Swap(p)
-	after(OpSwap, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(p))))
+	afterRMW(OpSwap, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(old))), uint64(uintptr(unsafe.Pointer(p))), true)
 	return old
 }
 
@@ -302,6 +322,10 @@ func (x *Pointer[T]) Swap(p *T) *T {
 func (x *Pointer[T]) CompareAndSwap(old, new *T) bool {
 	before(OpCAS, unsafe.Pointer(x))
 	ok := x.v.CompareAndSwap(old, new)
-	after(OpCAS, unsafe.Pointer(x), b2u(ok))
+	seen := old
+	if !ok && hooked() {
+		seen = x.v.Load() // what made it fail: no other explored thread runs in between
+	}
+	afterRMW(OpCAS, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(seen))), uint64(uintptr(unsafe.Pointer(new))), ok)
 	return ok
 }

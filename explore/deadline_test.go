@@ -59,13 +59,16 @@ func TestSpinForeverHitsTheStepLimit(t *testing.T) {
 }
 
 // TestSpinForeverHitsTheDeadline: with a step budget too large to reach,
-// the wall-clock deadline ends the exploration, and the failure carries the
+// the wall-clock deadline ends the exploration as inconclusive
+// (Result.Incomplete, not Result.Failure: no bug was shown), with the
 // schedule and trace of the execution in progress and the replay line.
 func TestSpinForeverHitsTheDeadline(t *testing.T) {
 	res, err := explore.Explore(explore.Options{Name: "spin-deadline", MaxSteps: 1 << 40, Deadline: 50 * time.Millisecond}, spinsForever)
 	require.NoError(t, err)
-	require.NotNil(t, res.Failure)
-	f := res.Failure
+	assert.Nil(t, res.Failure)
+	require.NotNil(t, res.Incomplete)
+	assert.Contains(t, res.Summary(), "inconclusive")
+	f := res.Incomplete
 	assert.ErrorIs(t, f.Err, explore.ErrDeadline)
 	assert.ErrorContains(t, f.Err, "past its Deadline of 50ms")
 	assert.NotEmpty(t, f.Trace)
@@ -76,12 +79,14 @@ func TestSpinForeverHitsTheDeadline(t *testing.T) {
 }
 
 // TestDeadlineCutsALongExploration: an exploration too big for its deadline
-// fails, between executions or inside one, instead of running on.
+// stops, between executions or inside one, instead of running on, and says
+// it is incomplete.
 func TestDeadlineCutsALongExploration(t *testing.T) {
 	res, err := explore.Explore(explore.Options{Name: "too-big", Bound: explore.Unbounded, Deadline: 20 * time.Millisecond}, independent(3, 12))
 	require.NoError(t, err)
-	require.NotNil(t, res.Failure)
-	assert.ErrorIs(t, res.Failure.Err, explore.ErrDeadline)
+	assert.Nil(t, res.Failure)
+	require.NotNil(t, res.Incomplete)
+	assert.ErrorIs(t, res.Incomplete.Err, explore.ErrDeadline)
 	assert.False(t, res.Complete)
 	t.Log(res.Summary())
 }
@@ -144,6 +149,7 @@ func TestCheckKeepsWithinTheTestDeadline(t *testing.T) {
 		explore.Check(tb, explore.Options{Name: "near-timeout", MaxSteps: 1 << 40}, spinsForever)
 	}()
 	msg := strings.Join(rec.fatal, "\n")
+	assert.Contains(t, msg, "inconclusive, not a bug found")
 	assert.Contains(t, msg, "deadline passed")
 	assert.Contains(t, msg, "SCHEDKIT_REPLAY='near-timeout:")
 }

@@ -148,6 +148,7 @@ type execution struct {
 	stuck   *thread  // a thread that did not come back
 	labels  []string // outcomes reported by Reached and Run.Outcome
 	fair    fairness // fair scheduling of yields, awaits (fair.go, await.go)
+	rep     report   // formatters, file:line (report.go)
 	// parkedAtEnd is what the threads still parked when the execution
 	// stopped (a deadlock, a failure) were about to do.
 	parkedAtEnd []parkedOp
@@ -589,8 +590,7 @@ func explore(opts Options, build func() Run, keepGoing bool) (res Result, err er
 			e.count(x)
 			e.addState(x)
 		}
-		if x.fail != nil {
-			e.res.Failure = x.fail
+		if x.fail != nil && e.failed(x) {
 			return e.res, nil
 		}
 		if !e.strat.next() {
@@ -609,7 +609,8 @@ func (e *explorer) execute() (*execution, error) {
 	x := &execution{e: e, index: e.res.Executions + 1, prev: -1, clock: epoch}
 	register(e.host, x)
 	e.at("in build of execution %d", x.index)
-	r := e.build()
+	x.rep.locate = e.cfg.locate
+	r := x.withDrain(e.build())
 	if n := len(r.Threads); n == 0 || n > MaxThreads {
 		return nil, fmt.Errorf("explore %s: a Run needs 1 to %d threads, not %d", e.cfg.Name, MaxThreads, n)
 	}

@@ -32,6 +32,13 @@ type Run struct {
 	// execution's end state ("a=1 b=0", "stole 2"); Result.Outcomes counts
 	// the executions per label. Keep labels few: they are a map's keys.
 	Outcome func() string
+	// Drain, if not nil, runs after every thread has returned and before
+	// Check, as one more explored thread (so Threads may hold one fewer
+	// than MaxThreads): alone, but its blocking operations are modelled,
+	// so it may call the structure's own blocking drain (a Lock, a Note),
+	// and a drain that would block for ever is a deadlock. Its steps are
+	// in the schedule and the trace, as thread len(Threads).
+	Drain func()
 }
 
 // MaxThreads is the most threads a Run may have.
@@ -183,6 +190,14 @@ type Options struct {
 	// passing without testing anything. Result.Unreached lists those no
 	// execution reported; Check fails the test on them.
 	MustReach []string
+	// KeepGoing goes on searching after a failure, collecting distinct
+	// ones in Result.Failures (two failures are the same when the same
+	// check failed with the same message), until the search ends or
+	// MaxFailures are in (default 20). A deadline still stops it.
+	KeepGoing   bool
+	MaxFailures int
+
+	locate bool // find every step's file:line (a replay of a failure)
 }
 
 // Result is what an exploration did and found.
@@ -207,6 +222,13 @@ type Result struct {
 	Replayed bool
 	// Failure is the first failing execution, or nil.
 	Failure *Failure
+	// Failures lists the distinct failures found, Failure first: one
+	// unless Options.KeepGoing.
+	Failures []*Failure
+	// Incomplete, if not nil, is the execution in progress when the
+	// exploration ran past its Deadline (its error wraps ErrDeadline):
+	// the search is inconclusive, which is not a failure of the code.
+	Incomplete *Failure
 	// Outcomes counts, for each label, the executions that reported it
 	// through Run.Outcome or Reached (once per execution). Under DPOR or
 	// Reduce one execution stands for its class of equivalent
@@ -238,8 +260,12 @@ func (r Result) Summary() string {
 	switch {
 	case r.Replayed:
 		s += ", replayed"
+	case len(r.Failures) > 1:
+		s += fmt.Sprintf(", failed (%d distinct failures)", len(r.Failures))
 	case r.Failure != nil:
 		s += ", failed"
+	case r.Incomplete != nil:
+		s += ", incomplete (Deadline): inconclusive"
 	case (r.Mode == DFS || r.Mode == DPOR) && !r.Complete:
 		s += ", incomplete (MaxExecutions)"
 	}
@@ -287,9 +313,9 @@ func (f *Failure) String() string {
 	}
 	first := len(f.Trace) - len(trace)
 	for i := 0; i < len(trace); {
-		line := trace[i].String()
+		line := trace[i].line()
 		j := i + 1
-		for j < len(trace) && trace[j].String() == line {
+		for j < len(trace) && trace[j].line() == line {
 			j++
 		}
 		if j-i > 2 { // a spin: one line for the run
@@ -328,6 +354,20 @@ type Step struct {
 	Done bool
 	// Time is the virtual time of the step since the execution began.
 	Time time.Duration
+	// RMW marks a read-modify-write (Add, Swap, CAS) that reported both
+	// values: Old is what it found in the cell (for a failed CAS, the
+	// value that made it fail) and New what it wrote (for a failed CAS,
+	// what it would have written).
+	RMW      bool
+	Old, New uint64
+	// Text and OldText are the new and old values as the cell's Format
+	// function prints them, "" when it has none.
+	Text, OldText string
+	// Where is the file:line of the call into atomicx from outside
+	// packages atomicx and explore. Check fills it in for the steps of the
+	// failure it reports, by replaying the failing schedule once (finding
+	// it on every step of a search would slow the search).
+	Where string
 }
 
 // String formats the step as a trace line, as "T1 cas head ok".
@@ -348,10 +388,14 @@ func (s Step) String() string {
 		if s.Ref != "" {
 			return s.Ref
 		}
-		if int64(s.Value) < 0 {
-			return fmt.Sprint(int64(s.Value))
+		if s.Text != "" {
+			return s.Text
 		}
-		return fmt.Sprint(s.Value)
+		return number(s.Value)
+	}
+	if s.RMW {
+		s.rmwString(&b)
+		return b.String()
 	}
 	switch s.Op {
 	case atomicx.OpLoad:
@@ -495,7 +539,10 @@ func Check(t testing.TB, opts Options, build func() Run) Result {
 		t.Log(res.OutcomeTable())
 	}
 	if res.Failure != nil {
-		t.Fatalf("%s\n  %s", res.Failure, replayCommand(t.Name(), res.Failure))
+		t.Fatalf("%s", res.failureReport(t.Name(), opts, build))
+	}
+	if res.Incomplete != nil {
+		t.Fatalf("inconclusive, not a bug found: %s\n%s\n  %s", res.Summary(), res.Incomplete, replayCommand(t.Name(), res.Incomplete))
 	}
 	if res.Replayed && opts.Replay == "" {
 		t.Fatalf("%s: the replay of %s='%s' ran its whole schedule and every check passed: it does not reproduce a failure here (another build, SCHEDKIT_MUTATION or version of the code than the failing run?)",
@@ -518,15 +565,18 @@ func CheckFails(t testing.TB, opts Options, build func() Run) *Failure {
 	res := exploreFor(t, opts, build)
 	f := res.Failure
 	switch {
+	case f == nil && res.Incomplete != nil:
+		t.Fatalf("the exploration ran out of time before it found the bug (inconclusive):\n%s", res.Incomplete)
 	case f == nil:
 		how := "every execution within the bound"
 		if !res.Complete {
 			how = "the executions run (the search was cut at MaxExecutions)"
 		}
 		t.Fatalf("%s: %s passed, and this scenario must fail: it no longer catches the bug it is for (check the buggy variant, the scenario, or ask for a larger Bound or DPOR)", res.Summary(), how)
-	case errors.Is(f.Err, ErrDeadline), errors.Is(f.Err, ErrNondeterministic), errors.Is(f.Err, ErrReplayDiverged):
+	case errors.Is(f.Err, ErrNondeterministic), errors.Is(f.Err, ErrReplayDiverged):
 		t.Fatalf("the exploration went wrong before it found the bug:\n%s", f)
 	}
+	f = locate(opts, build, f)
 	t.Logf("found, as expected:\n%s", f)
 	return f
 }
@@ -643,6 +693,7 @@ const (
 	defaultMaxExecutionsWalk = 1000
 	defaultMaxSteps          = 10000
 	defaultDepth             = 2
+	defaultMaxFailures       = 20
 )
 
 func (o Options) config() (config, error) {
@@ -655,6 +706,9 @@ func (o Options) config() (config, error) {
 		return c, fmt.Errorf("explore %s: unknown Mode %d", c.Name, c.Mode)
 	}
 	if err := c.modeFromEnv(); err != nil {
+		return c, err
+	}
+	if err := c.optionsFromEnv(); err != nil {
 		return c, err
 	}
 	if c.LongBound != 0 && Long() {
@@ -672,8 +726,8 @@ func (o Options) config() (config, error) {
 	default:
 		return c, fmt.Errorf("explore %s: Bound %d: use a positive bound, NoPreemption or Unbounded", c.Name, c.Bound)
 	}
-	if c.MaxExecutions < 0 || c.MaxSteps < 0 || c.Depth < 0 || c.Deadline < 0 {
-		return c, fmt.Errorf("explore %s: negative MaxExecutions, MaxSteps, Depth or Deadline", c.Name)
+	if c.MaxExecutions < 0 || c.MaxSteps < 0 || c.Depth < 0 || c.Deadline < 0 || c.MaxFailures < 0 {
+		return c, fmt.Errorf("explore %s: negative MaxExecutions, MaxSteps, Depth, Deadline or MaxFailures", c.Name)
 	}
 	if c.Deadline == 0 {
 		c.Deadline = DefaultDeadline
@@ -692,6 +746,9 @@ func (o Options) config() (config, error) {
 	}
 	if c.Depth == 0 {
 		c.Depth = defaultDepth
+	}
+	if c.MaxFailures == 0 {
+		c.MaxFailures = defaultMaxFailures
 	}
 	if c.Reduce && (c.Mode != DFS || c.bound >= 0) {
 		return c, fmt.Errorf("explore %s: Reduce needs Mode DFS with Bound: Unbounded", c.Name)

@@ -422,7 +422,7 @@ func TestNamesInTrace(t *testing.T) {
 	assert.Equal(t, []string{
 		"T0 store q.slots[2] ← &item",
 		"T0 store q.tail ← 3",
-		"T0 add #1 → -5",
+		"T0 add #1 0 → -5",
 		"T0 load #2 = 0",
 		"T0 load #1 = -5",
 		"T0 nanotime",

@@ -75,9 +75,10 @@ func (dispatcher) Before(op atomicx.Op, addr uintptr) {
 }
 
 // After records the value of the operation in the trace.
-func (dispatcher) After(_ atomicx.Op, _ uintptr, val uint64) {
+func (dispatcher) After(op atomicx.Op, addr uintptr, val uint64) {
 	if th, ok := lookup().(*thread); ok {
 		th.after(val)
+		th.afterPlain(addr)
 	}
 }
 
