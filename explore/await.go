@@ -85,7 +85,7 @@ func awaitIndependent(a, b opKey) bool {
 		return true // two yields
 	case b.global:
 		return false
-	case b.op == atomicx.OpLoad:
+	case reads(b.op):
 		return true
 	}
 	return !a.await.has(b.addr)

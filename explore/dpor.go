@@ -161,7 +161,8 @@ func (d *dpor) first(set uint16, prev int) int {
 // with any dependent step since the thread's previous one is a race.
 func blocking(op atomicx.Op) bool {
 	switch op {
-	case atomicx.OpLock, atomicx.OpNoteSleep, atomicx.OpNoteSleepFor, atomicx.OpSleep:
+	case atomicx.OpLock, atomicx.OpNoteSleep, atomicx.OpNoteSleepFor, atomicx.OpSleep,
+		atomicx.OpSendWait, atomicx.OpRecvWait, atomicx.OpSelectWait, atomicx.OpCondSleep:
 		return true
 	}
 	return false

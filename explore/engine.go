@@ -53,7 +53,7 @@ func (p *pending) yield() bool { return p.op == atomicx.OpSleep && p.timeout == 
 // global reports an operation whose outcome depends on every thread (the
 // clock moves only when all are blocked), so it commutes with no other.
 func (p *pending) global() bool {
-	return p.timed() || p.op == atomicx.OpNanotime
+	return p.timed() || p.op == atomicx.OpNanotime || selects(p.op)
 }
 
 type thread struct {
@@ -125,6 +125,7 @@ func (th *thread) after(val uint64) {
 		case atomicx.OpLoad, atomicx.OpStore, atomicx.OpSwap:
 			s.Ref = x.cells.ref(val)
 		}
+		x.stepDone(th.id, s, val) // race.go
 	}
 }
 
@@ -156,6 +157,9 @@ type execution struct {
 	// abandoned is set when a thread is stuck outside the explorer: the
 	// threads left behind exit at their next scheduling point.
 	abandoned atomic.Bool
+
+	// race is the data-race checker's clocks (race.go).
+	race raceState
 }
 
 func (x *execution) failWith(err error) {

@@ -408,6 +408,8 @@ func (s Step) String() string {
 		b.WriteString(map[bool]string{true: " ok", false: " failed"}[s.Value == 1])
 	case atomicx.OpNoteSleep, atomicx.OpNoteSleepFor:
 		b.WriteString(map[bool]string{true: " woken", false: " timed out"}[s.Value == 1])
+	default:
+		b.WriteString(opSuffix(s.Op, val)) // opformat.go
 	}
 	return b.String()
 }
@@ -661,7 +663,8 @@ func buildTags() string {
 
 // Name names the object ptr points to in traces, for this execution: a cell
 // reads as name, a cell inside a named struct or array as its path ("r.head",
-// "r.slots[3]"), and a stored pointer equal to ptr as "&name". Call it in
+// "r.slots[3]"), the elements of a slice ptr points to as "name[i]", and a
+// stored pointer equal to ptr as "&name". Call it in
 // build or in a thread; elsewhere it does nothing. It panics if ptr is not a
 // non-nil pointer.
 func Name(ptr any, name string) {
@@ -679,6 +682,10 @@ func Name(ptr any, name string) {
 		return
 	}
 	x.cells.add(v.Pointer(), v.Type().Elem(), name)
+	if e := v.Elem(); e.Kind() == reflect.Slice && e.Len() > 0 {
+		// a slice names its elements too (an atomicx.PlainSlice): "buf[1]"
+		x.cells.add(e.Pointer(), reflect.ArrayOf(e.Len(), e.Type().Elem()), name)
+	}
 }
 
 // config is Options checked and with defaults filled in.

@@ -107,6 +107,8 @@ func readOnly(s *Step) bool {
 	switch s.Op {
 	case atomicx.OpLoad, atomicx.OpNanotime:
 		return true
+	case atomicx.OpRead, atomicx.OpTryRecvEmpty, atomicx.OpTrySendFull:
+		return true // a plain read, a TryRecv or TrySend that found nothing to do (race.go)
 	case atomicx.OpCAS:
 		return s.Done && s.Value == 0
 	}

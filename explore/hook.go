@@ -77,6 +77,7 @@ func (dispatcher) Before(op atomicx.Op, addr uintptr) {
 // After records the value of the operation in the trace.
 func (dispatcher) After(op atomicx.Op, addr uintptr, val uint64) {
 	if th, ok := lookup().(*thread); ok {
+		th.refine(op) // race.go
 		th.after(val)
 		th.afterPlain(addr)
 	}

@@ -63,7 +63,7 @@ func independent(a, b opKey) bool {
 	if a.addr != b.addr {
 		return true
 	}
-	return a.op == atomicx.OpLoad && b.op == atomicx.OpLoad
+	return reads(a.op) && reads(b.op)
 }
 
 // node is one scheduling point on the current DFS path.
