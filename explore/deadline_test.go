@@ -54,7 +54,7 @@ func TestSpinForeverHitsTheStepLimit(t *testing.T) {
 		assert.Len(t, f.Trace, 300, opts.Name)
 		report := f.String()
 		assert.Contains(t, report, "T0 cas c failed", opts.Name)
-		assert.Contains(t, report, "replay: SCHEDKIT_REPLAY='"+opts.Name+":"+f.Schedule+"'", opts.Name)
+		assert.Contains(t, report, "replay: SCHEDKIT_REPLAY='"+f.ReplayKey()+"'", opts.Name)
 	}
 }
 

@@ -293,7 +293,9 @@ type Failure struct {
 }
 
 // ReplayKey is the value of ReplayEnv that replays this failure.
-func (f *Failure) ReplayKey() string { return f.Name + ":" + f.Schedule }
+// The schedule is the long form when that is short, else a compact token
+// (token.go) of a few dozen characters; both replay the same.
+func (f *Failure) ReplayKey() string { return f.Name + ":" + replaySchedule(f.Schedule) }
 
 // maxTraceLines bounds the trace Failure.String prints (the Trace field
 // keeps every step).

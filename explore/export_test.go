@@ -49,3 +49,6 @@ func SetEndStates(on bool) (restore func()) {
 
 // MutantBuild reports a build with -tags schedmutant.
 const MutantBuild = mutantBuild
+
+// EncodeToken exposes the compact schedule token to tests.
+var EncodeToken = encodeToken

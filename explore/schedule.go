@@ -35,6 +35,9 @@ func encodeSchedule(s []uint8) string {
 // parseSchedule reads what encodeSchedule writes.
 func parseSchedule(s string) ([]uint8, error) {
 	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, tokenPrefix) {
+		return parseToken(s) // token.go
+	}
 	if s == "-" {
 		return []uint8{}, nil
 	}
