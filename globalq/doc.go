@@ -124,6 +124,51 @@
 //	FairnessTick: every 61st tick, tick 0 and the wrap included
 //	    TestFairnessTick
 //
+// # The injection buffer
+//
+// Inject is a second concept of the package, in front of the Queue: a
+// lock-free ring of InjectCap (512) values that any goroutine puts into
+// without a lock and that one consumer at a time drains in batches
+// (TryDrain claims the role with one CAS, and returns at once if another
+// goroutine holds it). The executor's outside submits go through it: a
+// submitter writes a func and a time stamp, and the M that drains them
+// makes the task records from its own P's free list and appends them to
+// the Queue in one PutBatch, so the Queue's contract (FIFO, batched get, the
+// fairness check) holds from there. It is Vyukov's bounded MPMC ring with
+// its consumers serialized: a producer claims positions with a CAS of the
+// tail (one position for Put, a run for PutBatch) and publishes each slot
+// with one store of its sequence word, which the consumer sets for the next
+// lap once it has taken the value. The runtime has no such buffer (a
+// goroutine is always made on a P); its operations stand for
+// globrunqput/globrunqputbatch from outside any P and for the take of
+// globrunqgetbatch, and proofs/tla/Inject.tla models them with the actions
+// of the same names (Put, PutBatch's claim and its publications, TryDrain).
+//
+//   - A value leaves once, in position order: FIFO for each producer, and for
+//     two puts of which one returned before the other began. A run of one
+//     PutBatch stays together.
+//   - A full ring takes nothing: Put reports false, PutBatch the length of
+//     the prefix it took (0 when full); the caller decides (the executor
+//     yields once, then moves the ring to the Queue itself).
+//   - Len counts the positions claimed and not yet drained, published or not;
+//     a Put that has returned is in it. So an M that drops spinning and then
+//     finds Empty true cannot miss a submit that published before it looked
+//     at the spinning count (the Dekker pair of spinning.Wakep).
+//   - TryDrain stops at a claimed, unpublished position, after a few looks
+//     (none under the explorer), and says so (pending): it never skips it.
+//   - A drained slot keeps no value reachable. The zero Inject is empty and
+//     ready; nothing is ever allocated.
+//
+// Tests: TestInjectFIFOAcrossLaps, TestInjectFullTakesNothing,
+// TestInjectDrainStopsAtUnpublished, TestInjectZeroValueIsEmptyAndUsable
+// (unit); TestInjectModel (rapid, against a slice); TestInjectStressExactlyOnce
+// (-race, three producers, two drainers: exactly once, each producer's order);
+// TestExploreInject (two producers against a drainer, a batch against a Put
+// and a drain; conservation, order, the sequence words after the run);
+// TestScenarios/inject-* (one per mutant); proofs/tla/Inject.tla. Mutants
+// InjectPublishBeforeWrite, InjectBatchOverfills, InjectDrainSkipsUnpublished
+// (mutation.go) are each caught by two of explorer, model and scenarios.
+//
 // # Where each rung of the ladder lives
 //
 //	unit tests             queue_test.go, scenarios_test.go

@@ -43,12 +43,20 @@ var killConfig = killmatrix.Config{
 func killByScenarios(t *testing.T) error { return runScenarios(t) }
 
 func killByExplorer(t *testing.T) error {
-	return killmatrix.ByExplorer(func() error { return exploreQueue(t) })
+	return killmatrix.ByExplorer(func() error {
+		if err := exploreQueue(t); err != nil {
+			return err
+		}
+		return exploreInject(t)
+	})
 }
 
 func killByModel(t *testing.T) error {
 	var stats modelStats
-	return killmatrix.ByModel(t, func(rt *rapid.T) { checkQueueModel(rt, newRealQueue, &stats) })
+	return killmatrix.ByModel(t, func(rt *rapid.T) {
+		checkQueueModel(rt, newRealQueue, &stats)
+		checkInjectModel(rt)
+	})
 }
 
 func killByStress(*testing.T) error {

@@ -34,6 +34,18 @@ const (
 	// PopKeepsItem: Get leaves the item it took in its slot, so the queue
 	// keeps a taken item reachable until the slot is written again.
 	popKeepsItem
+	// InjectPublishBeforeWrite: Inject.PutBatch publishes every slot of
+	// its run (the sequence words) before it writes their values, so a
+	// consumer can drain a slot's zero value.
+	injectPublishBeforeWrite
+	// InjectBatchOverfills: Inject.PutBatch counts one free slot more than
+	// the ring has, so a batch into a nearly full ring overwrites the
+	// oldest value not yet drained.
+	injectBatchOverfills
+	// InjectDrainSkipsUnpublished: TryDrain takes a slot whose producer
+	// holds its ticket but has not published it as if it were published:
+	// it drains the zero value and the real one is lost.
+	injectDrainSkipsUnpublished
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
@@ -48,4 +60,8 @@ var mutationNames = [...]string{
 	getSkipsLast:       "GetSkipsLast",
 	checkOneAsEmpty:    "CheckOneAsEmpty",
 	popKeepsItem:       "PopKeepsItem",
+
+	injectPublishBeforeWrite:    "InjectPublishBeforeWrite",
+	injectBatchOverfills:        "InjectBatchOverfills",
+	injectDrainSkipsUnpublished: "InjectDrainSkipsUnpublished",
 }

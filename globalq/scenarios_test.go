@@ -36,6 +36,9 @@ var scenarios = []scenario{
 	{Name: "getbatch-runs-oldest", Targets: "GetBatchOutOfOrder", Run: scenarioGetBatchRunsOldest},
 	{Name: "take-the-only-item", Targets: "GetSkipsLast, CheckOneAsEmpty", Run: scenarioTakeTheOnlyItem},
 	{Name: "taken-items-unreachable", Targets: "PopKeepsItem", Run: checkTakenUnreachable},
+	{Name: "inject-unpublished", Targets: "InjectDrainSkipsUnpublished", Run: scenarioInjectUnpublished},
+	{Name: "inject-batch-into-nearly-full", Targets: "InjectBatchOverfills", Run: scenarioInjectBatchIntoNearlyFull},
+	{Name: "inject-publish-vs-drain", Targets: "InjectPublishBeforeWrite", Run: scenarioInjectPublishVsDrain},
 }
 
 func scenarioBatchShare() error {
