@@ -76,7 +76,7 @@ func oneLine(t *testing.T, what, stdout, stderr string) {
 // subcommand exits 0 and shows an example line, and so does schedkit -h.
 func TestEveryCommandHasHelpWithAnExample(t *testing.T) {
 	bin := buildSchedkit(t)
-	for _, cmd := range []string{"verify", "demo", "trace", "tlc", "bench"} {
+	for _, cmd := range []string{"verify", "demo", "trace", "tlc", "bench", "explore"} {
 		require.NotNil(t, commands[cmd], cmd)
 		out, errOut, code := runBin(t, bin, nil, cmd, "-h")
 		assert.Equal(t, 0, code, cmd)
@@ -86,7 +86,7 @@ func TestEveryCommandHasHelpWithAnExample(t *testing.T) {
 	}
 	out, _, code := runBin(t, bin, nil, "-h")
 	assert.Equal(t, 0, code)
-	for _, cmd := range []string{"verify", "demo", "trace", "tlc", "bench"} {
+	for _, cmd := range []string{"verify", "demo", "trace", "tlc", "bench", "explore"} {
 		assert.Contains(t, out, "\n  "+cmd+" ", "usage lists %s", cmd)
 	}
 	assert.Contains(t, out, "example:")

@@ -7,6 +7,7 @@
 //	schedkit tlc [-long] [-only=auto] [-workers n]   TLC on every spec and mutant config
 //	schedkit tlc -install [-url u]                   download (or copy) tla2tools.jar to ~/.cache/tla
 //	schedkit bench [-quick] [-count N] [-run RE]     the benchmark suite: ratios, RESULTS.md, charts
+//	schedkit explore [-tags T] PKG [-- go test flags] explore a package on sync/atomic, unmodified
 //
 // Every subcommand takes -h (its flags and an example). An unknown command
 // or a bad flag prints one line saying what to do and exits 2; a failure
@@ -41,6 +42,8 @@ const usageText = `usage: schedkit <command> [flags]   (schedkit <command> -h fo
   tlc [-long] [-only=auto] [-workers n]           run TLC on every spec and mutant config
   tlc -install [-url u]                           download tla2tools.jar (or copy a local one) to ~/.cache/tla
   bench [-quick] [-count N] [-run RE] [-cpu LIST] run the benchmark suite: ratios, bench/RESULTS.md, charts
+  explore [-tags T] [-n] PKG [-- GO TEST FLAGS]   run a package written on sync/atomic and sync, unmodified,
+                                                  under the explorer (its tests, -tags schedcheck, rewritten)
 
 example:
   go run ./cmd/schedkit verify -run 'lfq'
@@ -50,11 +53,12 @@ func usage(w io.Writer) { fmt.Fprintln(w, usageText) }
 
 // commands maps a subcommand to its run function.
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
-	"verify": runVerify,
-	"demo":   runDemo,
-	"trace":  runTraceTo,
-	"tlc":    runTLC,
-	"bench":  runBench,
+	"verify":  runVerify,
+	"demo":    runDemo,
+	"trace":   runTraceTo,
+	"tlc":     runTLC,
+	"bench":   runBench,
+	"explore": runExplore,
 }
 
 // run dispatches a command line (without the program name) and returns the
@@ -78,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func commandList() string {
 	var names []string
-	for _, n := range []string{"verify", "demo", "trace", "tlc", "bench"} {
+	for _, n := range []string{"verify", "demo", "trace", "tlc", "bench", "explore"} {
 		if commands[n] != nil {
 			names = append(names, n)
 		}

@@ -1,0 +1,438 @@
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRewriteGolden: each form the rewrite maps, as golden text. Every
+// output has the input's lines, so file:line stays the user's, and
+// compiles against atomicx (one go build: 3.6 s at load 19).
+func TestRewriteGolden(t *testing.T) {
+	var goldens []string
+	for _, c := range []struct{ name, in, want string }{
+		{"atomic types and function forms: the import alone changes",
+			`package p
+
+import (
+	"fmt"
+	"sync/atomic"
+)
+
+type R struct {
+	n    atomic.Int64
+	p    atomic.Pointer[int]
+	v    atomic.Value
+	u    atomic.Uintptr
+	word uint64
+}
+
+func (r *R) F() {
+	r.n.Add(1)
+	atomic.AddUint64(&r.word, 1)
+	_ = atomic.LoadUint64(&r.word)
+	atomic.CompareAndSwapInt32(new(int32), 0, 1)
+	fmt.Println(r.n.Or(4))
+}
+`, `package p
+
+import (
+	"fmt"
+	atomic "github.com/schedkit/schedkit/atomicx"
+)
+
+type R struct {
+	n    atomic.Int64
+	p    atomic.Pointer[int]
+	v    atomic.Value
+	u    atomic.Uintptr
+	word uint64
+}
+
+func (r *R) F() {
+	r.n.Add(1)
+	atomic.AddUint64(&r.word, 1)
+	_ = atomic.LoadUint64(&r.word)
+	atomic.CompareAndSwapInt32(new(int32), 0, 1)
+	fmt.Println(r.n.Or(4))
+}
+`},
+		{"a named import keeps its name",
+			"package p\n\nimport sa \"sync/atomic\"\n\nvar x sa.Bool\n",
+			"package p\n\nimport sa \"github.com/schedkit/schedkit/atomicx\"\n\nvar x sa.Bool\n"},
+		{"sync's blocking types move; the import becomes atomicx's",
+			`package p
+
+import "sync"
+
+type S struct {
+	sync.Mutex
+	rw   sync.RWMutex
+	once sync.Once
+	wg   *sync.WaitGroup
+}
+
+var f = sync.OnceValue[int](func() int { return 1 })
+var g = sync.OnceFunc(func() {})
+var h = sync.OnceValues(func() (int, error) { return 1, nil })
+var c = sync.NewCond(new(sync.Mutex))
+var d = sync.Cond{L: &S{}}
+`, `package p
+
+import atomicx "github.com/schedkit/schedkit/atomicx"
+
+type S struct {
+	atomicx.Mutex
+	rw   atomicx.RWMutex
+	once atomicx.Once
+	wg   *atomicx.WaitGroup
+}
+
+var f = atomicx.OnceValue[int](func() int { return 1 })
+var g = atomicx.OnceFunc(func() {})
+var h = atomicx.OnceValues(func() (int, error) { return 1, nil })
+var c = atomicx.NewCond(new(atomicx.Mutex))
+var d = atomicx.Cond{L: &S{}}
+`},
+		{"sync kept for Pool, Map and Locker: both imports, on sync's line",
+			`package p
+
+import (
+	"sync"
+)
+
+var (
+	mu   sync.Mutex
+	pool sync.Pool
+	m    sync.Map
+	l    sync.Locker = &mu
+)
+`, `package p
+
+import (
+	"sync"; atomicx "github.com/schedkit/schedkit/atomicx"
+)
+
+var (
+	mu   atomicx.Mutex
+	pool sync.Pool
+	m    sync.Map
+	l    sync.Locker = &mu
+)
+`},
+		{"sync kept, import without parentheses",
+			"package p\n\nimport \"sync\"\n\nvar mu sync.Mutex\nvar m sync.Map\n",
+			"package p\n\nimport \"sync\"; import atomicx \"github.com/schedkit/schedkit/atomicx\"\n\nvar mu atomicx.Mutex\nvar m sync.Map\n"},
+		{"a local named sync or atomic is not the import; a taken name gets another alias",
+			`package p
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+type box struct{ Mutex int }
+
+var atomicx, n = 1, atomic.Int32{}
+
+func f() {
+	var mu sync.Mutex
+	sync := box{}
+	_ = sync.Mutex
+	atomic := struct{ AddInt64 int }{}
+	_ = atomic.AddInt64
+	_ = mu
+}
+`, `package p
+
+import (
+	atomicx_ "github.com/schedkit/schedkit/atomicx"
+	atomic "github.com/schedkit/schedkit/atomicx"
+)
+
+type box struct{ Mutex int }
+
+var atomicx, n = 1, atomic.Int32{}
+
+func f() {
+	var mu atomicx_.Mutex
+	sync := box{}
+	_ = sync.Mutex
+	atomic := struct{ AddInt64 int }{}
+	_ = atomic.AddInt64
+	_ = mu
+}
+`},
+		{"a file that imports atomicx already: sync's names use its name, sync goes blank",
+			`package p
+
+import (
+	"sync"
+
+	ax "github.com/schedkit/schedkit/atomicx"
+)
+
+var mu sync.Mutex
+var n ax.Int64
+`, `package p
+
+import (
+	_ "sync"
+
+	ax "github.com/schedkit/schedkit/atomicx"
+)
+
+var mu ax.Mutex
+var n ax.Int64
+`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, edits, problems, err := rewriteSource("p.go", []byte(c.in))
+			require.NoError(t, err)
+			assert.Empty(t, problems)
+			assert.NotEmpty(t, edits)
+			assert.Equal(t, c.want, string(out))
+			assert.Equal(t, strings.Count(c.in, "\n"), strings.Count(string(out), "\n"), "lines kept")
+		})
+		goldens = append(goldens, c.want)
+	}
+
+	// Every rewritten file compiles against atomicx in the build the
+	// command uses (the normal build's names and methods are the same:
+	// TestRewriteCoversTheStandardLibrary reads both): each is a package of
+	// its own under testdata, removed after.
+	dir, err := os.MkdirTemp("testdata", "golden")
+	require.NoError(t, err)
+	defer os.RemoveAll(dir)
+	var pkgs []string
+	for i, g := range goldens {
+		d := filepath.Join(dir, fmt.Sprint("p", i))
+		require.NoError(t, os.Mkdir(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "p.go"), []byte(g), 0o644))
+		pkgs = append(pkgs, "./"+d)
+	}
+	out, err := exec.Command("go", append([]string{"build", "-tags", "schedcheck"}, pkgs...)...).CombinedOutput()
+	assert.NoError(t, err, "%s", out)
+
+	out, edits, problems, err := rewriteSource("p.go", []byte("package p\n\nimport \"fmt\"\n\nvar _ = fmt.Sprint\n"))
+	require.NoError(t, err)
+	assert.Nil(t, out, "a file without sync/atomic or sync is left as it is")
+	assert.Empty(t, edits)
+	assert.Empty(t, problems)
+	_, _, _, err = rewriteSource("p.go", []byte("package p\nfunc {"))
+	assert.Error(t, err, "a file that does not parse")
+}
+
+// TestRewriteReportsUnsupported: a use the rewrite cannot map is reported
+// with its file:line:column and what to do.
+func TestRewriteReportsUnsupported(t *testing.T) {
+	src := `package p
+
+import (
+	. "sync"
+	sa "sync/atomic"
+)
+
+var c Mutex
+var d = sa.Int128{}
+`
+	_, _, problems, err := rewriteSource("p.go", []byte(src))
+	require.NoError(t, err)
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.String())
+	}
+	assert.Equal(t, []string{
+		"p.go:4:2: a dot import of sync cannot be mapped onto atomicx: import it by name",
+		"p.go:9:9: sync/atomic.Int128 has no counterpart in atomicx",
+	}, got)
+
+	var o, e strings.Builder
+	code := inDir(t, "../..", func() int {
+		return runExplore([]string{"./cmd/schedkit/testdata/explore/dot"}, &o, &e)
+	})
+	assert.Equal(t, 1, code)
+	assert.Empty(t, o.String())
+	assert.Equal(t, "schedkit explore: cmd/schedkit/testdata/explore/dot/dot.go:4:8: a dot import of sync/atomic cannot be mapped onto atomicx: import it by name\n", e.String())
+}
+
+// inDir runs f in dir (tests of this package run one at a time: none is
+// parallel).
+func inDir(t *testing.T, dir string, f func() int) int {
+	t.Helper()
+	wd, err := os.Getwd()
+	require.NoError(t, err)
+	require.NoError(t, os.Chdir(dir))
+	defer func() { require.NoError(t, os.Chdir(wd)) }()
+	return f()
+}
+
+// exported returns the exported top-level names of the package in dir
+// (types and functions; every build variant's files) and, per type, its
+// exported methods.
+func exported(t *testing.T, dir string) (names map[string]bool, methods map[string]map[string]bool) {
+	t.Helper()
+	names, methods = map[string]bool{}, map[string]map[string]bool{}
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	require.NoError(t, err)
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.SkipObjectResolution)
+		require.NoError(t, err)
+		for _, d := range af.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() {
+					continue
+				}
+				if d.Recv == nil {
+					names[d.Name.Name] = true
+					continue
+				}
+				typ := d.Recv.List[0].Type
+				if s, ok := typ.(*ast.StarExpr); ok {
+					typ = s.X
+				}
+				if ix, ok := typ.(*ast.IndexExpr); ok {
+					typ = ix.X
+				}
+				if id, ok := typ.(*ast.Ident); ok {
+					if methods[id.Name] == nil {
+						methods[id.Name] = map[string]bool{}
+					}
+					methods[id.Name][d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					if ts, ok := s.(*ast.TypeSpec); ok && ts.Name.IsExported() {
+						names[ts.Name.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return names, methods
+}
+
+// TestRewriteCoversTheStandardLibrary: every exported name of sync/atomic
+// is in atomicNames and atomicx has it, with every method sync/atomic's
+// type has; every name of sync is mapped (and atomicx has it, with its
+// methods), kept, or reported; so a method call on a mapped type always
+// compiles. It reads the Go installation's source and atomicx's.
+func TestRewriteCoversTheStandardLibrary(t *testing.T) {
+	goroot, err := exec.Command("go", "env", "GOROOT").Output()
+	require.NoError(t, err)
+	src := filepath.Join(strings.TrimSpace(string(goroot)), "src")
+	stdAtomic, stdAtomicM := exported(t, filepath.Join(src, "sync", "atomic"))
+	stdSync, stdSyncM := exported(t, filepath.Join(src, "sync"))
+	ax, axM := exported(t, "../../atomicx")
+	require.NotEmpty(t, stdAtomic)
+
+	for n := range stdAtomic {
+		assert.True(t, atomicNames[n], "sync/atomic.%s is not in atomicNames", n)
+	}
+	for n := range atomicNames {
+		assert.True(t, stdAtomic[n], "atomicNames has %s, which sync/atomic does not", n)
+		assert.True(t, ax[n], "atomicx has no %s", n)
+		for m := range stdAtomicM[n] {
+			assert.True(t, axM[n][m], "atomicx.%s has no method %s", n, m)
+		}
+	}
+	for n := range stdSync {
+		switch {
+		case syncMapped[n]:
+			assert.True(t, ax[n], "sync.%s is mapped, and atomicx has no %s", n, n)
+			for m := range stdSyncM[n] {
+				assert.True(t, axM[n][m], "atomicx.%s has no method %s, which sync.%s has", n, m, n)
+			}
+		case syncKept[n]:
+		default:
+			t.Errorf("sync.%s is neither mapped, kept nor reported", n)
+		}
+	}
+}
+
+// TestExploreMistakes: no package, a bad flag, a flag after the package,
+// a package that does not load and one with nothing to rewrite each get
+// one line.
+func TestExploreMistakes(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{nil, 2, "name the package to explore"},
+		{[]string{"-nosuch", "./x"}, 2, "schedkit explore -h lists the flags"},
+		{[]string{"./examples/stdring", "-v"}, 2, `flag "-v" after the package`},
+		{[]string{"./no/such/dir"}, 1, "no/such/dir"},
+		{[]string{"./cmd/schedkit/testdata/explore/plain"}, 1, "no file imports sync/atomic or sync: nothing to rewrite"},
+	} {
+		var o, e strings.Builder
+		code := inDir(t, "../..", func() int { return runExplore(c.args, &o, &e) })
+		assert.Equal(t, c.code, code, "%v: %s", c.args, e.String())
+		oneLine(t, strings.Join(c.args, " "), o.String(), e.String())
+		assert.Contains(t, e.String(), c.says, c.args)
+	}
+	var o, e strings.Builder
+	assert.Equal(t, 0, inDir(t, "../..", func() int { return runExplore([]string{"-n", "./examples/stdring"}, &o, &e) }))
+	assert.Contains(t, o.String(), "examples/stdring/ring.go:19: \"sync/atomic\" -> atomic \"github.com/schedkit/schedkit/atomicx\"\n")
+	assert.Contains(t, o.String(), "examples/stdring/ring.go:25: sync -> atomicx\n")
+	assert.Regexp(t, `(?m)^go test -tags schedcheck -overlay \S+overlay.json ./examples/stdring$`, o.String())
+}
+
+// TestExploreExample runs the command on examples/stdring, written on
+// sync/atomic and sync only: its explorer test passes on the correct ring,
+// and on the seeded bug (-tags stdringbug) fails with a trace at the
+// ring's own lines and a replay line through the rewrite, which replays it.
+// It skips under -short: its three runs of go test took 14 s at load 10
+// (the first two 12 s with an empty build cache at load 6.5, 24 s at load
+// 21; a warm run of the buggy variant alone 1.6 to 3.7 s).
+func TestExploreExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three runs of go test on examples/stdring, 14 s or more on a loaded machine: run without -short")
+	}
+	bin := buildSchedkit(t)
+	start := time.Now()
+	run := func(env []string, args ...string) (string, int) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = "../.."
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); ok {
+			return string(out), ee.ExitCode()
+		}
+		require.NoError(t, err, "%s", out)
+		return string(out), 0
+	}
+	out, code := run(nil, "explore", "./examples/stdring", "--", "-count=1", "-run", "TestExploreRing", "-v")
+	require.Equal(t, 0, code, out)
+	assert.Regexp(t, `explore stdring: \d{3,} executions`, out)
+	assert.Contains(t, out, "--- PASS: TestExploreRing")
+
+	out, code = run(nil, "explore", "-tags", "stdringbug", "./examples/stdring", "--", "-count=1", "-run", "TestExploreRing")
+	require.Equal(t, 1, code, out)
+	assert.Contains(t, out, "--- FAIL: TestExploreRing")
+	assert.Regexp(t, `T\d store tail ← \d+\s+ring\.go:51`, out, "the early publication, at the ring's own line")
+	m := regexp.MustCompile(`through the rewrite, here: SCHEDKIT_REPLAY='([^']+)' go run github.com/schedkit/schedkit/cmd/schedkit explore -tags stdringbug ./examples/stdring -- -count=1 -run '\^TestExploreRing\$'`).FindStringSubmatch(out)
+	require.NotNil(t, m, out)
+
+	out, code = run([]string{"SCHEDKIT_REPLAY=" + m[1]}, "explore", "-tags", "stdringbug", "./examples/stdring", "--", "-count=1", "-run", "^TestExploreRing$")
+	assert.Equal(t, 1, code, out)
+	assert.Contains(t, out, "replayed")
+	assert.Contains(t, out, "ring.go:68", "the replay fails where the search did: the consumer's read of the unwritten slot")
+	t.Logf("three runs of the command: %v", time.Since(start).Round(10*time.Millisecond))
+}
