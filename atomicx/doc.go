@@ -29,6 +29,49 @@
 // and starts no goroutine: a sleeper waits on a channel made on demand, and
 // SleepFor uses one timer.
 //
+// # Plain memory, compare_exchange, channels, Cond and Cancel
+//
+// Plain[T] is a plain memory cell, loom's UnsafeCell: the field a
+// structure's synchronisation protects (a flag checked then set, a buffer's
+// slots, as PlainSlice[T]). In a normal build Load and Store inline to the
+// field access: the one-operation functions of plain_bench_test.go compile
+// to the same MOVQ as a bare *int (go tool objdump), and BenchmarkPlain
+// runs both in one run. Under the explorer each access is a scheduling
+// point, and explore reports two accesses of two threads, one a write,
+// with no happens-before edge between them as a data race
+// (TestPlainCheckThenSetIsARace, TestPlainBufferPublishedByARacyIndex in
+// explore).
+//
+// Every cell has CompareExchange(old, new) (prev, swapped), C++'s and
+// Rust's compare_exchange: a CompareAndSwap, and when it fails a Load that
+// read something else (a Load that reads old again retries), linearizable
+// at one or the other; one scheduling point under the explorer, traced as
+// a cas (TestCompareExchangeReturnsWhatItSaw,
+// TestCompareExchangeCountsUnderContention; under the explorer
+// TestCompareExchangeUnderTheExplorer).
+//
+// Chan[T] (NewChan; Send, Recv, TrySend, TryRecv, Close, Len), Select and
+// TrySelect over SendCase and RecvCase, Cond (sync.Cond in a normal build:
+// atomicx.Cond{L: &mu}, NewCond) and Cancel (NewCancel; Cancel, Done,
+// DoneCase, Err: a context's cancellation) are the blocking primitives a
+// scenario needs besides Mutex and Note. In a normal build Chan is a Go
+// channel and Select is reflect.Select; under schedcheck Chan is a model
+// of the runtime's hchan (chansend, chanrecv, closechan, selectgo: a
+// buffer, a queue of blocked receivers and one of blocked senders; a
+// blocked operation is completed by its partner's), Cond of sync.Cond's
+// notify list (FIFO, no spurious wakeups), and each operation is a
+// scheduling point; a thread blocked on them is not scheduled, and threads
+// all blocked are a deadlock. Under the explorer Select takes the first
+// ready case in the order given, where the runtime picks one at random.
+// The models report their happens-before edges to the explorer through
+// the optional Syncer hook. Tests, in both builds (a schedcheck build
+// without the explorer runs the models on real goroutines):
+// TestChanBufferedFIFOAndClose, TestChanUnbufferedHandsOver, TestSelect,
+// TestCondWaitSignalBroadcast, TestCancel; under the explorer explore's
+// TestChanUnderTheExplorer, TestChanBlockingIsModelled,
+// TestSelectUnderTheExplorer, TestCondUnderTheExplorer,
+// TestCancelUnderTheExplorer and TestHappensBeforeEdges.
+//
 // Under the build tag schedcheck every operation first passes through a Hook,
 // which the interleaving explorer (explore) uses to make each atomic
 // access a scheduling point and to record a trace of (operation, address,

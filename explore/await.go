@@ -85,7 +85,7 @@ func awaitIndependent(a, b opKey) bool {
 		return true // two yields
 	case b.global:
 		return false
-	case reads(b.op):
+	case b.op == atomicx.OpLoad || b.op == atomicx.OpRead:
 		return true
 	}
 	return !a.await.has(b.addr)

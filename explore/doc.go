@@ -38,6 +38,17 @@
 // until its next scheduling point (or its end). A step is one such stretch,
 // and a schedule is the list of threads picked at every step.
 //
+// So are the rest of atomicx's operations: a cell's CompareExchange (one
+// point, traced as a cas), Plain's Load and Store (a plain read and write,
+// checked for data races: see below), Chan's Send, Recv, TrySend, TryRecv
+// and Close, Select and TrySelect (a point that depends on every other
+// step, as it touches several channels), Cond's Wait (joining the wait
+// list; then the Unlock, the wait and the Lock are steps of their own),
+// Signal and Broadcast, and Cancel. A send, receive or select that must
+// wait is two steps: the attempt ("T1 recv ch blocks") and, once another
+// thread's step has completed it, the wakeup ("T1 recv ch woken = 1"); in
+// between its thread is blocked, as at a Lock.
+//
 // Before the first step each thread runs alone, in order, up to its first
 // scheduling point: what a thread does before touching shared state cannot
 // matter. A thread that never reaches a scheduling point simply runs to its
@@ -358,6 +369,42 @@
 // explorer was (the execution, and its schedule if Check hangs) and every
 // goroutine's stack.
 //
+// # Data races on plain memory
+//
+// Memory the threads share without atomics goes in atomicx.Plain cells
+// (PlainSlice for a buffer). Each execution keeps a vector clock per
+// thread, computed from its steps when a plain access needs them (so a
+// scenario without plain cells pays nothing), with the edges atomicx's
+// operations make: an atomic store, add, swap or successful CAS releases
+// and acquires its cell (the cells are sequentially consistent, so each
+// operation on one is a synchronisation on it), a load or failed CAS
+// acquires; Unlock releases the Mutex and Lock acquires it; Wakeup
+// releases the Note and a woken Sleep or SleepFor acquires it; a send
+// happens before the receive that gets its value, a receive before the
+// completion of the sends on its channel after it (coarser than the
+// memory model's k-th receive before the (k+C)-th send, never missing an
+// edge it has), Close before a receive that finds the channel closed, a
+// Signal or Broadcast before the Wait it wakes returns, a Cancel before
+// what observes it; build happens before every thread and every thread
+// before Check. A plain access that does not happen after an earlier one
+// of another thread, one of them a write, fails the execution with a
+// *DataRaceError:
+//
+//	explore init-once-plain/dfs: execution 1 failed: data race on flag: T0 wrote it at step 2 (explore/race_test.go:36) and T1 read it at step 4 (explore/race_test.go:35), with no happens-before edge between them through atomicx
+//	trace:
+//	     1  T0 read flag = 0
+//	     2  T0 write flag ← 1
+//	     3  T0 add #1 0 → 1
+//	     4  T1 read flag = 1
+//
+// A race is reported in the first execution that has one, whatever the
+// order of the two accesses in it, so the schedule that shows it is often
+// the first one DFS runs. The checker is a FastTrack-style detector
+// (Flanagan and Freund, PLDI 2009) without its epoch compression, as
+// loom's UnsafeCell checks; its seeded faults (SCHEDKIT_EXPLORE_MUTANT in a
+// schedmutant build: race-no-unlock-release, race-no-store-release,
+// race-never) each fail TestRaceCheckerFaultsAreCaught.
+//
 // # Writing a scenario
 //
 // The code under test must reach shared memory only through atomicx (cells,
@@ -433,13 +480,21 @@
 //	only a scenario's goroutines are controlled                   TestOtherGoroutinesAreNotControlled, TestParallelExplorations
 //	without -tags schedcheck Explore refuses and Check skips      TestWithoutSchedcheckExploreRefusesAndCheckSkips
 //	the skip is said once per binary; the switch makes it fail    TestSkipIsSaidOncePerBinary, TestRequireSchedcheckFails
+//	a plain check-then-set and a racy publish are data races      TestPlainCheckThenSetIsARace, TestPlainBufferPublishedByARacyIndex
+//	plain accesses are scheduling points                          TestPlainAccessesAreSchedulingPoints
+//	every happens-before edge orders; a read before it races      TestHappensBeforeEdges
+//	each forgotten edge is a false race; race-never misses it     TestRaceCheckerFaultsAreCaught
+//	channels, select, Cond, Cancel, compare_exchange explored     TestChanUnderTheExplorer, TestChanBlockingIsModelled, TestSelectUnderTheExplorer, TestCondUnderTheExplorer, TestCancelUnderTheExplorer, TestCompareExchangeUnderTheExplorer
+//	their trace lines                                             TestPrimitiveTraceLines
 //
 // # Limitations
 //
 // Memory is sequentially consistent, as atomicx's operations are: weaker
-// orderings are not explored. Plain memory accesses are not scheduling
-// points, so a data race on plain memory is invisible here (the race
-// detector's job). A spin loop without a yield pins the default schedule on
+// orderings are not explored. Plain memory outside atomicx.Plain cells is
+// not seen, so a data race on it is invisible here (the race detector's
+// job). Select takes the first ready case in the order given, where the
+// runtime picks one at random: a scenario that needs the other choice
+// lists its cases in the other order. A spin loop without a yield pins the default schedule on
 // itself until MaxSteps. A Mutex or Note shared between scenario threads and
 // outside goroutines is not supported.
 package explore
