@@ -437,6 +437,41 @@
 // "explore NAME: N executions, N schedules, bound B, mode M", the line that
 // cmd/schedkit verify reads.
 //
+// # Unmodified code
+//
+// A package written on sync/atomic and sync runs under the explorer without
+// an edit: cmd/schedkit's explore command builds its tests with -tags
+// schedcheck and every .go file of the package replaced, through go build's
+// -overlay, by a rewritten copy:
+//
+//	go run github.com/schedkit/schedkit/cmd/schedkit explore ./mypkg -- -run '^TestExplore' -v
+//
+// The import of sync/atomic becomes atomicx under the same name, and atomicx
+// has every name of sync/atomic with its methods: the typed cells, Uintptr,
+// Value and the function forms, so atomic.AddInt64(&x, 1) on a plain int64
+// is a scheduling point keyed by x's address (atomicx/compat.go: the address
+// is the cell, no shadow table is needed). sync's Mutex, RWMutex, Cond and
+// NewCond, Once, WaitGroup, OnceFunc, OnceValue and OnceValues become
+// atomicx's; sync.Pool, sync.Map and sync.Locker stay sync's and are not
+// explored. A use with no counterpart (a dot import, a name newer than
+// atomicx) is reported as file:line:column, and nothing runs. Every edit
+// stays on its line, so traces, panics and compiler errors name the user's
+// own lines. Only the named packages (and those -rewrite names) are
+// rewritten: what they import runs on the real sync/atomic, unexplored, and
+// a value of a rewritten type cannot be passed to them (the compiler says
+// where). Goroutines the package starts are not the scenario's threads, as
+// everywhere (Writing a scenario). The package's own test calls Check with
+// threads that call its API, as for code on atomicx; under a plain go test
+// it would see no scheduling point, so examples/stdring's test skips unless
+// reflect finds atomic.Uint64 outside sync/atomic. A failure's replay goes
+// through the command too (the line after the replay line), and -n prints
+// the rewrite. examples/stdring, a ring on sync/atomic and sync.Mutex, and
+// its seeded bug (-tags stdringbug) are run by cmd/schedkit's
+// TestExploreExample; TestRewriteGolden holds the rewrite of each form,
+// TestRewriteReportsUnsupported the reports, and
+// TestRewriteCoversTheStandardLibrary checks atomicx against every name and
+// method of sync/atomic and sync.
+//
 // # Builds
 //
 // The explorer needs atomicx's hook, which exists only under the build tag
