@@ -32,7 +32,7 @@ import (
 //	outside Go/GoBatch/GoContext  submit                   (injectglist's startIdle) outside, outside2
 //	  and an outside group's Go
 //	ring overflow to the global   overflow                 runqputslow               overflow
-//	Join's b                      joinPush                 (runqput next=true)       join
+//	Join's b                      joinPush                 (runqput next=false)      join
 //	a Wait's help                 helpWait, its spawned    (none: errgroup blocks)   help
 //	  children left queued
 //	ready/resume token            ready, waitP, resume     ready, goready            ready (wakeup_test.go)
@@ -538,7 +538,7 @@ func spawnAsksForSpinner(kind string) error {
 		g, _ := t.NewGroup(context.Background())
 		g.Go(func(Task) error { return nil })
 	case "Join": // Join's push of b, before it runs a
-		if r, _, _, _ := e.joinPush(w0, func(Task) {}); r == nil {
+		if r, _, _ := e.joinPush(w0, func(Task) {}); r == nil {
 			return errors.New("precondition: the Join pushed nothing")
 		}
 	}
@@ -663,7 +663,7 @@ func staleRequestWakes(kind string) error {
 	case "Go":
 		t.Go(func(Task) {})
 	case "Join":
-		if r, _, _, _ := e.joinPush(w0, func(Task) {}); r == nil {
+		if r, _, _ := e.joinPush(w0, func(Task) {}); r == nil {
 			return errors.New("precondition: the Join pushed nothing")
 		}
 	}

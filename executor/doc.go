@@ -85,9 +85,9 @@
 //	                       token goes to the global queue and it parks (exitsyscall0)
 //	resume                 execute of a goroutine that exitsyscall0 or Gosched queued
 //	Task.Yield             Gosched (goschedImpl): globrunqput, then schedule
-//	Task.Join              no runtime counterpart (Rayon's join): b to runnext
-//	                       (runqput next=true), a called inline, b taken back
-//	                       (runqget, else its claim word) or waited for (join.go)
+//	Task.Join              no runtime counterpart (Rayon's join): b to the ring's
+//	                       tail (runqput next=false), a called inline, b taken
+//	                       back (its claim word) or waited for (join.go)
 //	Group.Wait (in a task) no runtime counterpart: runs its group's children that
 //	                       have not started, then other queued tasks, while it waits,
 //	                       on a helper goroutine of the M (a coroutine)
@@ -200,10 +200,10 @@
 //
 // # Join: a binary fork-join without a group
 //
-// Task.Join(a, b) puts b's record in runnext, calls a, and takes b back:
-// out of runnext if it is still there (the usual case when a spawned
-// nothing), else by b's claim word where it lies (displaced to the ring
-// by a's own Joins), where its queue drops it unrun later. A thief that
+// Task.Join(a, b) puts b's record at the ring's tail, where a thief may
+// take it at once (the work-first rule), calls a, and takes b back by its
+// claim word; the ring drops the claimed record unrun later (a get, a
+// steal, or a Join's overflow, which recycles it). A thief that
 // claimed b first runs it as a task; the Join helps or sleeps until b's
 // end (joinFinish, whose Swap of the join state is its last touch). Its
 // state is a Group that no handle reaches, kept on the M's free list and
@@ -624,7 +624,7 @@
 //	                                                      Goexit in a or b: the task ends once, after b)
 //	Join under -race: 4 roots of 2^10 leaves on 4 Ps,   join_test.go TestJoinStress
 //	  each leaf once, no Join before its b
-//	Join's b stolen from runnext or the ring, and a     join_test.go TestJoinScenarios (bubbles; the
+//	Join's b stolen from the ring, and a                join_test.go TestJoinScenarios (bubbles; the
 //	  Join in another's wait while its thief ends        kill matrix's join and join2)
 //	every interleaving (bound 1): take-back against a   join_explore_test.go TestExploreJoin
 //	  thief stealing b from the ring; MustReach taken     (-tags schedcheck)
@@ -636,7 +636,7 @@
 //	  by the first joiner): b runs once, every Join       parked, park lost, readied, finished first,
 //	  returns after it, with b's panic                    stolen, victim robbed by the joiner
 //	a Join's push wakes an idle P (the other M parked   join_wake_test.go TestJoinWake (bubbles,
-//	  before the Join, b in runnext or, GlobalQueueOnly,  wakeBound; kill matrix joinwake, joinwake2)
+//	  before the Join, b in the ring or, GlobalQueueOnly, wakeBound; kill matrix joinwake, joinwake2)
 //	  the global queue; or the joiner's P idle under a
 //	  nested Join): b starts within the bound, and a
 //	  parked joiner is readied by its woken thief

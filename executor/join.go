@@ -2,14 +2,23 @@ package executor
 
 import "runtime"
 
-// Task.Join is Rayon's join on the executor's queues: b goes to the P's
-// runnext slot, where an idle M may steal it, a runs at once on the calling
-// task, and then b is taken back and run inline unless a thief took it
-// first; then the Join helps with queued work (or sleeps) until the thief's
-// run of b has finished. No runtime function does this: it is newproc's
-// runqput(next=true) for b, a plain call for a, and for the take-back the
-// claim word a group's child has (group.go), so a record reachable from a
-// queue and from its joiner runs once.
+// Task.Join is Rayon's join on the executor's queues: b goes to the tail of
+// the P's ring, where an idle M may steal it at once (Cilk's work-first
+// rule: the continuation is stealable, the caller goes on with a), a runs
+// at once on the calling task, and then b is taken back and run inline
+// unless a thief took it first; then the Join helps with queued work (or
+// sleeps) until the thief's run of b has finished. No runtime function does
+// this: it is newproc's runqput(next=false) for b, a plain call for a, and
+// for the take-back the claim word a group's child has (group.go), so a
+// record reachable from a queue and from its joiner runs once.
+//
+// b goes to the ring, not the runnext slot: a thief takes the ring's head,
+// the oldest b, which is the biggest subtree of a recursive Join, without
+// waiting out the steal delay, and the slot stays for what a or b spawns
+// and for readied tasks. A b in runnext moved to the ring anyway when the
+// next Join pushed (PutNext's displace), so the ring held the same b sides,
+// for one more put. The take-back is only the claim: the record stays in
+// the ring, dead, until a get, a steal or joinOverflow drops it.
 //
 // A Join's state is a Group that only the Join sees (finish ends a stolen
 // b through it, as it ends a group's child): no handle escapes, so the M
@@ -18,6 +27,15 @@ import "runtime"
 // reused: a user may hold a *Group after its Wait (Wait again, which must
 // return the same error; Go, which must panic), and a pointer carries no
 // generation that could tell the old group from the new.
+
+// joinTickEvery is how many Joins of an M move its P's schedtick, so that a
+// task that joins for long (the root of a tree runs as long as the tree) is
+// not taken for a task past its slice and retaken while it works through
+// its own tree with work queued behind it: each b it takes back is a task
+// run inline. One in 16 costs a sixteenth of an atomic add per Join; with
+// Joins of 50 ns that is a new slice every microsecond, where the slice is
+// 10 ms.
+const joinTickEvery = 16
 
 // jstate of a join's Group.
 const (
@@ -30,8 +48,8 @@ const (
 // task itself, and b either right after a on the calling task too, or, if
 // an idle M stole it meanwhile, on that M, in parallel with a. It is
 // Rayon's join: a binary fork-join with no group to make, and, when no
-// thief comes, no queue trip either (b leaves the P's runnext slot again at
-// once). While a thief runs b the Join runs other queued tasks, or hands
+// thief comes, no queue trip either (b is claimed back where it waits in
+// the P's ring, and run inline). While a thief runs b the Join runs other queued tasks, or hands
 // its P away and sleeps, as Group.Wait does.
 //
 // Both funcs get a Task to spawn and join from: t itself when they run on
@@ -60,7 +78,7 @@ func (t Task) Join(a, b func(Task)) (err error) {
 		t.stale("Join")
 	}
 	e := w.e
-	r, j, p, n := e.joinPush(w, b)
+	r, j, p := e.joinPush(w, b)
 	if r == nil {
 		return joinSeq(t, a, b)
 	}
@@ -72,7 +90,7 @@ func (t Task) Join(a, b func(Task)) (err error) {
 		// a panicked or called runtime.Goexit: b still runs (or is
 		// waited for) before the panic is returned or the Goexit goes on.
 		pe := recovered(recover())
-		_ = e.joinEnd(w, t, r, j, p, n)
+		_ = e.joinEnd(w, t, r, j, p)
 		if !pe.Goexit {
 			err = pe
 			e.countPanic(w)
@@ -80,21 +98,21 @@ func (t Task) Join(a, b func(Task)) (err error) {
 	}()
 	a(t)
 	returned = true
-	return e.joinEnd(w, t, r, j, p, n)
+	return e.joinEnd(w, t, r, j, p)
 }
 
-// joinPush queues b's record in the runnext slot of w's P, shared with the
+// joinPush queues b's record at the tail of w's P's ring, shared with the
 // Join (two references, a claim word) and ending through a join state of
-// w's, and returns them, the P and the M's Join count after it; r is nil
-// if the task holds no P in pTask (then nothing is queued).
-func (e *Executor) joinPush(w *worker, b func(Task)) (r *task, j *Group, p *proc, n uint64) {
+// w's, and returns them and the P; r is nil if the task holds no P in
+// pTask (then nothing is queued).
+func (e *Executor) joinPush(w *worker, b func(Task)) (r *task, j *Group, p *proc) {
 	p = w.p.Load()
 	if p == nil {
-		return nil, nil, nil, 0
+		return nil, nil, nil
 	}
 	me := own(w.id, pTask)
 	if !p.status.CompareAndSwap(me, own(w.id, pSpawn)) {
-		return nil, nil, nil, 0
+		return nil, nil, nil
 	}
 	j = w.joins
 	if j != nil {
@@ -106,23 +124,25 @@ func (e *Executor) joinPush(w *worker, b func(Task)) (r *task, j *Group, p *proc
 	r.fn, r.g, r.shared = b, j, true
 	r.refs.Store(2) // the queue's and the joiner's
 	w.jpush++
-	n = w.jpush
 	if e.gqOnly {
 		e.global.Put(r)
 		p.status.Store(me)
 		if mutant != joinPushNoWake {
 			e.sched.Wakep()
 		}
-		return r, j, p, n
+		return r, j, p
 	}
-	if spill := p.q.PutNext(r, p.spill[:0]); len(spill) != 0 {
+	if spill := p.q.Put(r, p.spill[:0]); len(spill) != 0 {
 		e.joinOverflow(w, p, spill)
+	}
+	if w.jpush%joinTickEvery == 0 {
+		p.schedtick.Add(1) // a new slice: see joinTickEvery
 	}
 	p.status.Store(me)
 	if mutant != joinPushNoWake {
 		e.wakeQueued()
 	}
-	return r, j, p, n
+	return r, j, p
 }
 
 // joinOverflow is overflow for a Join's push: the records in the full
@@ -160,8 +180,8 @@ func (e *Executor) joinOverflow(w *worker, p *proc, spill []*task) {
 // back to w's free list once nothing can touch it: at once when b was
 // taken back (its record, if still queued, is claimed and is dropped
 // unrun), after joinDone when a thief ran it.
-func (e *Executor) joinEnd(w *worker, t Task, r *task, j *Group, p *proc, n uint64) error {
-	if fn := e.joinTakeBack(w, r, p, n); fn != nil {
+func (e *Executor) joinEnd(w *worker, t Task, r *task, j *Group, p *proc) error {
+	if fn := e.joinTakeBack(w, r, p); fn != nil {
 		if mutant != joinTakesBackStolen { // (under it a thief may still finish j)
 			e.joinPut(w, j)
 		}
@@ -193,67 +213,35 @@ func (e *Executor) joinEnd(w *worker, t Task, r *task, j *Group, p *proc, n uint
 
 // joinTakeBack claims b's record r back for the Join and returns b's func,
 // or nil if an M (a thief, or this M in a Wait's help) claimed it first.
-// While no other Join pushed since this one (n) and the task still holds
-// the P it pushed on (p), r is usually still in runnext: it is taken out of
-// the queue there, and recycled at once. Otherwise it is claimed where it
-// is, and its queue drops it when it comes out. A b run from the ring
-// starts a new slice (schedtick), as a Wait's inline run of a ring task
-// does, so a task joining for long is not retaken while it works through
-// its own queue.
-func (e *Executor) joinTakeBack(w *worker, r *task, p *proc, n uint64) func(Task) {
-	me := own(w.id, pTask)
-	held := w.p.Load() == p && !e.gqOnly && p.status.CompareAndSwap(me, own(w.id, pSpawn))
-	if held && w.jpush == n {
-		t, inherit := p.q.Get()
-		switch {
-		case t == r: // still queued, so unclaimed: both references are ours
-			fn := r.fn
-			e.gfput(p, r)
-			p.status.Store(me)
-			return fn
-		case t == nil:
-		case t.shared && t.claim.Load() != 0:
-			e.release(p, t) // run inline by its Wait or Join already
-		case inherit: // someone else's, in runnext: back there
-			if spill := p.q.PutNext(t, p.spill[:0]); len(spill) != 0 {
-				e.overflow(w, p, spill)
-			}
-		default:
-			if spill := p.q.Put(t, p.spill[:0]); len(spill) != 0 {
-				e.overflow(w, p, spill)
-			}
-		}
-	}
+// r stays in the ring, dead, until a get, a steal or joinOverflow drops it;
+// the Join only drops its own reference. No queue operation, so no status
+// CAS: one CAS on the claim word and one add on the references, where the
+// runnext take-back cost a status CAS, the slot's CAS and the status store
+// back, and half the pushes moved the slot's previous b to the ring.
+func (e *Executor) joinTakeBack(w *worker, r *task, p *proc) func(Task) {
 	if r.claim.CompareAndSwap(0, 1) || mutant == joinTakesBackStolen {
 		fn := r.fn
-		if held {
-			p.schedtick.Add(1)
-		}
-		e.joinRelease(p, r, held)
-		if held {
-			p.status.Store(me)
-		}
+		e.joinRelease(w, r, p)
 		return fn
 	}
-	e.joinRelease(p, r, held)
-	if held {
-		p.status.Store(me)
-	}
+	e.joinRelease(w, r, p)
 	return nil
 }
 
 // joinRelease drops the Join's reference to r: recycled on p if that
-// was the last and the caller holds p in pSpawn (held), else on the global
-// list.
-func (e *Executor) joinRelease(p *proc, r *task, held bool) {
+// was the last and the task still holds p (taken to pSpawn for it), else
+// on the global list.
+func (e *Executor) joinRelease(w *worker, r *task, p *proc) {
 	if r.refs.Add(-1) != 0 && mutant != recycleEarly {
 		return
 	}
-	if held {
+	me := own(w.id, pTask)
+	if w.p.Load() == p && !e.gqOnly && p.status.CompareAndSwap(me, own(w.id, pSpawn)) {
 		e.gfput(p, r)
-	} else {
-		e.gfree.put(r)
+		p.status.Store(me)
+		return
 	}
+	e.gfree.put(r)
 }
 
 // joinLoop is helpLoop for a Join whose b a thief runs: help with queued

@@ -74,9 +74,9 @@ func joinPanicked(ran []atomicx.Int32, i int, err error) {
 	}
 }
 
-// joinRaceCases: the park-vs-finish shapes. a spawns x, which displaces
-// b to the ring, where the other P's M (woken by the spawns) steals it
-// without the runnext delay, and sleeps until b has started there. The
+// joinRaceCases: the park-vs-finish shapes. a spawns x (to runnext; b
+// waits in the ring), the other P's M (woken by the pushes) steals b
+// without the runnext delay, and a sleeps until b has started there. The
 // sleeps replace preemptions, which the bound keeps for the race itself.
 // In park-vs-finish b sleeps until x has run (in the joiner's help), so
 // the joiner goes on to park while b is about to finish; in

@@ -19,7 +19,7 @@ import (
 // only when a thief ran it, and a Goexit in a stolen b counted twice (the
 // thief's run, then the joiner's task ending). Each case runs in a
 // synctest bubble on 2 Ps, b stolen (a sleeps 1ms while the other M
-// steals it from runnext; b sleeps 2ms) or not (1 P, b inline), and
+// steals it from the ring; b sleeps 2ms) or not (1 P, b inline), and
 // checks which way b ran.
 func TestJoinPanicsCounted(t *testing.T) {
 	for _, stolen := range []bool{false, true} {

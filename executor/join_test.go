@@ -362,8 +362,8 @@ func TestJoinStress(t *testing.T) {
 
 // The kill matrix's Join scenarios (synctest bubbles, 2 Ps): the bubble's
 // clock orders the steps, so each takes the same path every run. b is
-// stolen: a thief takes it from runnext (joinStolen) or from the ring,
-// displaced by a's spawn (joinStolenRing). In joinReuse a Join (J2) runs
+// stolen from the ring, where the Join put it: while a sleeps
+// (joinStolen), or with a's spawn in runnext (joinStolenRing). In joinReuse a Join (J2) runs
 // in the help of another's (J1) wait, with J1's b finishing during J2,
 // whose own b is taken back (inline) or stolen.
 
@@ -401,7 +401,7 @@ func (s *joinSides) check(name string, err error, endedAtReturn int64) error {
 }
 
 // joinStolen: a sleeps 1ms holding the P; the other M steals b from
-// runnext after the steal delay; b sleeps 2ms.
+// the ring at once; b sleeps 2ms.
 func joinStolen(*testing.T) error {
 	var s joinSides
 	_, err := runInTask(executor.Config{Procs: 2}, func(tk executor.Task) error {
@@ -411,9 +411,8 @@ func joinStolen(*testing.T) error {
 	return err
 }
 
-// joinStolenRing: a spawns x (displacing b to the ring) and sleeps; the
-// thief takes b; the Join takes x back out of runnext, puts it back, and
-// runs it in its wait.
+// joinStolenRing: a spawns x (into runnext, b in the ring) and sleeps;
+// the thief takes b; the Join's wait runs x.
 func joinStolenRing(*testing.T) error {
 	var s joinSides
 	var x atomic.Int64
@@ -434,7 +433,7 @@ func joinStolenRing(*testing.T) error {
 // then J1: a spawns y and sleeps to 1.1ms; at 500µs the thief steals b1
 // from the ring (y sits in runnext), b1 ends at 1.5ms. J1's take-back
 // fails and its wait's help runs y, whose J2 runs c (1ms, to 2.1ms) with
-// d in runnext: J1's b ends during J2. With innerStolen the thief, free
+// d in the ring: J1's b ends during J2. With innerStolen the thief, free
 // after b1, steals d; else b1 spawns w (2ms) onto the thief's P first, so
 // J2 takes d back.
 func joinReuse(innerStolen bool) scenario {

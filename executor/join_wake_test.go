@@ -57,7 +57,7 @@ func joinerParked(e *Executor) error {
 
 // joinWakePush: on 2 Ps, the other M parked, a task joins a and b; a
 // waits for b to start, which only the push's wakeup of the idle P
-// allows (b in runnext, or with gqOnly in the global queue). Then, b
+// allows (b in the ring, or with gqOnly in the global queue). Then, b
 // blocked on the woken thief and the joiner parked, b's finish must ready
 // the joiner.
 func joinWakePush(gqOnly bool) func(*testing.T) error {

@@ -183,9 +183,7 @@ type worker struct {
 	// handoff that is always taken, cheaper than note (park.go).
 	baton atomicx.Baton
 
-	// jpush counts the M's Joins, so that a Join can tell whether
-	// another Join pushed since its own (then its side is not in
-	// runnext any more).
+	// jpush counts the M's Joins (joinTickEvery).
 	jpush uint64
 }
 
