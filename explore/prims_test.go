@@ -50,6 +50,7 @@ func TestCompareExchangeUnderTheExplorer(t *testing.T) {
 	mustPass(t, "cmpxchg-counter", cmpxchgCounter(true))
 	f := mustFind(t, "cmpxchg-guess", cmpxchgCounter(false))["dfs"]
 	assert.Contains(t, f.Err.Error(), "n = ")
+	assert.Contains(t, f.String(), "failed, saw", "the lost add is a compare_exchange that saw another value")
 }
 
 // twoSenders: two threads send 1 and 2 on a channel of size size; a third
