@@ -392,6 +392,17 @@ func TestExploreMistakes(t *testing.T) {
 	assert.Contains(t, o.String(), "examples/stdring/ring.go:19: \"sync/atomic\" -> atomic \"github.com/schedkit/schedkit/atomicx\"\n")
 	assert.Contains(t, o.String(), "examples/stdring/ring.go:25: sync -> atomicx\n")
 	assert.Regexp(t, `(?m)^go test -tags schedcheck -overlay \S+overlay.json ./examples/stdring$`, o.String())
+
+	// -rewrite: a dependency's non-test files are rewritten too, its tests
+	// are not, and only the named package is tested.
+	o.Reset()
+	e.Reset()
+	assert.Equal(t, 0, inDir(t, "../..", func() int {
+		return runExplore([]string{"-n", "-tags", "stdringbug", "-rewrite", "./examples/stdring", "./cmd/schedkit/testdata/explore/plain"}, &o, &e)
+	}), e.String())
+	assert.Contains(t, o.String(), "examples/stdring/ring.go:25: sync -> atomicx\n")
+	assert.NotContains(t, o.String(), "ring_test.go")
+	assert.Regexp(t, `(?m)^go test -tags schedcheck,stdringbug -overlay \S+ ./cmd/schedkit/testdata/explore/plain$`, o.String())
 }
 
 // TestExploreExample runs the command on examples/stdring, written on
