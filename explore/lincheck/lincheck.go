@@ -92,6 +92,10 @@ type Op[T, S any] struct {
 	// Name names the operation in scenarios and histories ("enq", "pop").
 	// Letters, digits, '-' and '_' only.
 	Name string
+	// Owner reports an operation only one thread may call (a ring's put
+	// and get, which only its owner does): scenarios give it to thread 0
+	// alone; the other threads draw from the operations without Owner.
+	Owner bool
 	// Arg reports that the operation takes an argument: each call in a
 	// scenario gets a value of its own, 1, 2, 3... in the order of the
 	// calls (thread 0's first), so every pushed item is distinct. Calls of
@@ -298,6 +302,9 @@ func Run[T, S any](o Options, m Model[S], newObj func() T, ops ...Op[T, S]) (Res
 			return Result{}, fmt.Errorf("linearizability %s: Op %d needs Run, one of Step and Accept, and a Name of letters, digits, '-' and '_'", o.Name, i)
 		}
 	}
+	if o.Threads > 1 && !slices.ContainsFunc(ops, func(op Op[T, S]) bool { return !op.Owner }) {
+		return Result{}, fmt.Errorf("linearizability %s: every Op is Owner: the threads past the first have nothing to call", o.Name)
+	}
 	l := &lin[T, S]{opts: o, model: m, newObj: newObj, ops: ops, verdicts: map[string]error{}}
 	l.pmodel = l.porcupineModel()
 	l.res.Complete = true
@@ -360,9 +367,19 @@ func (l *lin[T, S]) options(sc linScenario) explore.Options {
 func (l *lin[T, S]) generate(seed int64) linScenario {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x6c696e))
 	sc := make(linScenario, l.opts.Threads)
+	var shared []int // the operations any thread may call
+	for i, op := range l.ops {
+		if !op.Owner {
+			shared = append(shared, i)
+		}
+	}
 	for th := range sc {
 		for range l.opts.OpsPerThread {
-			sc[th] = append(sc[th], linCall{op: r.IntN(len(l.ops))})
+			if th == 0 {
+				sc[th] = append(sc[th], linCall{op: r.IntN(len(l.ops))})
+			} else {
+				sc[th] = append(sc[th], linCall{op: shared[r.IntN(len(shared))]})
+			}
 		}
 	}
 	return l.numbered(sc)
