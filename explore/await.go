@@ -28,8 +28,9 @@ import (
 // without it).
 var awaitOff bool
 
-// awaitMutant is a seeded fault for tests: "await-misses-rmw" releases an
-// await only on a plain store, not on an add, swap or CAS of a cell it read.
+// awaitMutant is a seeded fault for tests: "await-never-woken" leaves
+// awaiting threads blocked when nothing else can run (a deadlock is
+// reported where a spin that counts its tries would give up).
 var awaitMutant string
 
 // awaitSet is the cells an iteration read.
@@ -48,6 +49,9 @@ func (x *execution) awaiting(th *thread) bool {
 
 // wake lets every awaiting thread run: nothing else can.
 func (x *execution) wake(elig []int) []int {
+	if awaitMutant == "await-never-woken" {
+		return elig
+	}
 	for _, th := range x.threads {
 		if th.state == stParked && x.awaiting(th) {
 			x.fair.it[th.id].woken = true
@@ -55,12 +59,6 @@ func (x *execution) wake(elig []int) []int {
 		}
 	}
 	return elig
-}
-
-// releases reports whether a write op on an awaited cell releases the
-// awaiting thread (always, but under the seeded fault).
-func releases(op atomicx.Op) bool {
-	return awaitMutant != "await-misses-rmw" || op == atomicx.OpStore
 }
 
 // key is the reduction's view of th's pending operation: an await depends

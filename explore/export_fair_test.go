@@ -17,9 +17,9 @@ func SetAwait(on bool) (restore func()) {
 	return func() { awaitOff = old }
 }
 
-// SetAwaitMutant seeds a fault in the await reduction ("await-misses-rmw":
-// an add, swap or CAS of an awaited cell does not release the await; ""
-// none), and returns a function restoring it.
+// SetAwaitMutant seeds a fault in the await reduction ("await-never-woken":
+// awaiting threads stay blocked when nothing else can run; "" none), and
+// returns a function restoring it.
 func SetAwaitMutant(m string) (restore func()) {
 	old := awaitMutant
 	awaitMutant = m

@@ -52,15 +52,16 @@ type LivelockError struct {
 	Blocked []string
 	// Rounds is how many times each iteration repeated.
 	Rounds int
-	// Steps is the length of the execution; Failure.Trace stops after the
-	// first full round of the cycle.
+	// Steps is the length of the execution (not in the message, so that
+	// equal cycles reached after more or fewer steps read the same);
+	// Failure.Trace stops after the first full round of the cycle.
 	Steps int
 }
 
 // Error describes the cycle once, with its count.
 func (e *LivelockError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "livelock: every thread spins without changing shared state; each repeated its iteration %d times by step %d, and no fair schedule ends it:", e.Rounds, e.Steps)
+	fmt.Fprintf(&b, "livelock: every thread spins without changing shared state; each repeated its iteration %d times, and no fair schedule ends it:", e.Rounds)
 	for _, s := range e.Spinning {
 		b.WriteString("\n    " + s)
 	}
@@ -159,16 +160,16 @@ func (x *execution) stepped(th *thread) {
 	}
 }
 
-// changed records a change of shared state by op at addr (0: the clock):
-// every streak starts again, and the threads awaiting a write to addr may
-// run.
-func (x *execution) changed(addr uintptr, op atomicx.Op) {
+// changed records a change of shared state by op at addr (0 and OpSleep:
+// the clock moved): every streak starts again, and the threads awaiting a
+// write to addr may run.
+func (x *execution) changed(addr uintptr, _ atomicx.Op) {
 	f := &x.fair
 	f.lastChange = len(x.steps)
 	for t := range x.threads {
 		it := &f.it[t]
 		it.streak = 0
-		if it.waiting && it.on.has(addr) && releases(op) {
+		if it.waiting && it.on.has(addr) {
 			it.released = true
 		}
 	}
