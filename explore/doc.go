@@ -52,8 +52,10 @@
 // Before the first step each thread runs alone, in order, up to its first
 // scheduling point: what a thread does before touching shared state cannot
 // matter. A thread that never reaches a scheduling point simply runs to its
-// end. When every thread has returned, Check runs (on the exploring
-// goroutine) and an error from it fails the execution. Every goroutine is
+// end. When every thread has returned, Run.Drain, if set, runs as one more
+// explored thread (alone, its blocking operations modelled, so it may call
+// the structure's own blocking drain: a Lock, a Note), then Check runs (on
+// the exploring goroutine) and an error from it fails the execution. Every goroutine is
 // joined before the next execution starts.
 //
 // Blocking is modelled, not performed: a thread whose Lock would block, that
@@ -317,20 +319,36 @@
 // (*PanicError, with the stack), the threads deadlock (*DeadlockError), an
 // execution exceeds MaxSteps (ErrStepLimit), a thread blocks outside the
 // explorer for 20 seconds (*StuckError: a channel, a sync.Mutex, time.Sleep),
-// or the exploration runs past its Deadline (ErrDeadline). Explore stops at the first failure and returns it in Result.Failure;
-// Check fails the test with this report:
+// or a Run.Drain that blocks for ever (a deadlock too). Explore stops at
+// the first failure and returns it in Result.Failure; with
+// Options.KeepGoing it searches on and collects every distinct failure
+// (the same check failing with the same message counts once) in
+// Result.Failures, up to MaxFailures (20). Check fails the test with this
+// report, after replaying the failing schedule once to find each step's
+// file:line (so the search itself pays nothing for them):
 //
 //	explore lostupdate: execution 2 failed: lost update: counter = 1
 //	schedule: 0.1x2.0 (4 steps)
 //	trace:
-//	     1  T0 load counter = 0
-//	     2  T1 load counter = 0
-//	     3  T1 store counter ← 1
-//	     4  T0 store counter ← 1
+//	     1  T0 load counter = 0                      bugs_test.go:77
+//	     2  T1 load counter = 0                      bugs_test.go:77
+//	     3  T1 store counter ← 1                     bugs_test.go:78
+//	     4  T0 store counter ← 1                     bugs_test.go:78
 //	replay: SCHEDKIT_REPLAY='lostupdate:0.1x2.0'
 //
+// A read-modify-write prints both values, the one it found and the one it
+// left: "add c 0 → 1", "swap c 1 → 2", "cas head ok: 3 → 5", and a CAS
+// that lost the value that made it lose, "cas head failed, saw 4"
+// (atomicx.RMWHook). A packed word (a head and a tail in one uint64)
+// prints as explore.Format(&cell, func(uint64) string) makes it, "h=3 t=5",
+// in loads, stores and both sides of those.
+//
 // A schedule is run-length encoded: "0.1x2.0" runs thread 0 for one step,
-// thread 1 for two, then thread 0 ("-" is the empty schedule). In a trace a
+// thread 1 for two, then thread 0 ("-" is the empty schedule). Past 48
+// characters a replay key carries a compact token instead, "z" and URL
+// base64 of the runs as varints, deflated when shorter: a 10,000-step
+// spin whose long form runs past 10 KB is under 80 characters. Both forms
+// are accepted wherever a schedule is. In a trace a
 // cell reads by the name given with Name, with the field path inside a named
 // struct ("r.tail", "r.slots[3]"), else as "#n" numbered by first access in
 // the execution (raw addresses change from run to run); a stored pointer to a
@@ -359,8 +377,10 @@
 // after 20 seconds with *StuckError. The whole exploration has a wall-clock
 // Options.Deadline (under Check, nine tenths of what is left of the test
 // binary's -timeout; else DefaultDeadline, 5 minutes): past it, the
-// exploration fails with ErrDeadline, the schedule and trace of the
-// execution in progress and its replay line, where a bound too big for the
+// exploration stops as inconclusive: Result.Incomplete (not Failure: no
+// bug was shown) holds the execution in progress, its error wrapping
+// ErrDeadline, its schedule, trace and replay line, and Check fails the
+// test saying "inconclusive, not a bug found", where a bound too big for the
 // scenario or very slow spinning would otherwise meet the binary's timeout
 // with nothing said. If build or Check themselves hang, the explorer cannot
 // report; a watchdog (internal/watchdog) then ends the process a little
@@ -404,6 +424,24 @@
 // loom's UnsafeCell checks; its seeded faults (SCHEDKIT_EXPLORE_MUTANT in a
 // schedmutant build: race-no-unlock-release, race-no-store-release,
 // race-never) each fail TestRaceCheckerFaultsAreCaught.
+//
+// # Options from the environment
+//
+// SCHEDKIT_EXPLORE_MAXSTEPS, SCHEDKIT_EXPLORE_DEADLINE (a duration),
+// SCHEDKIT_EXPLORE_SEED, SCHEDKIT_EXPLORE_KEEPGOING (1 or 0) and
+// SCHEDKIT_EXPLORE_MAXFAILURES set MaxSteps, Deadline, Seed, KeepGoing and
+// MaxFailures of every exploration of a test binary, over what the code
+// says (MaxStepsEnv and the others); ModeEnv and MaxExecutionsEnv choose
+// the search and cap it. The replay command carries them.
+//
+// # Linearizability from a model
+//
+// Package explore/lincheck checks an object against a sequential model
+// with no invariant written by hand: give the operations (a call on the
+// object, a step on the model) and the model's initial state, and it
+// generates small seeded scenarios, explores them here, checks each
+// execution's history with porcupine and reports the smallest failing
+// scenario. Its histories are stamped with Position and read with Steps.
 //
 // # Writing a scenario
 //
@@ -507,7 +545,7 @@
 //	bytes reach schedules past the bound                          TestBytesReachPastTheBound, TestBytesSearchFindsTheBug
 //	same bytes, same schedule; the decoding as stated above       TestBytesAreDeterministic, TestBytesDecoding, TestBytesFailureNamesTheSchedule
 //	a spin that never ends fails at MaxSteps, in every mode       TestSpinForeverHitsTheStepLimit, TestSpinWithoutYieldHitsStepLimit
-//	the wall-clock deadline fails with the schedule in progress   TestSpinForeverHitsTheDeadline, TestDeadlineCutsALongExploration
+//	the wall-clock deadline stops with the schedule in progress   TestSpinForeverHitsTheDeadline, TestDeadlineCutsALongExploration
 //	Check keeps the deadline inside the binary's -timeout         TestCheckKeepsWithinTheTestDeadline
 //	a hanging Check ends the process with where it was and stacks TestHangingCheckIsReportedByTheWatchdog
 //	a thread stuck outside atomicx is reported, not waited on     TestStuckThreadIsReported
@@ -521,6 +559,14 @@
 //	each forgotten edge is a false race; race-never misses it     TestRaceCheckerFaultsAreCaught
 //	channels, select, Cond, Cancel, compare_exchange explored     TestChanUnderTheExplorer, TestChanBlockingIsModelled, TestSelectUnderTheExplorer, TestCondUnderTheExplorer, TestCancelUnderTheExplorer, TestCompareExchangeUnderTheExplorer
 //	their trace lines                                             TestPrimitiveTraceLines
+//	read-modify-writes print old -> new, a lost CAS what it saw   TestReadModifyWritesSayOldAndNew
+//	Format prints a cell's values                                 TestFormatPrintsPackedWords
+//	Check's report gives each step's file:line                    TestCheckReportsFileLines
+//	KeepGoing collects each distinct failure once                 TestKeepGoingCollectsDistinctFailures
+//	a deadline is Incomplete, inconclusive, not a Failure         TestSpinForeverHitsTheDeadline, TestDeadlineCutsALongExploration, TestCheckKeepsWithinTheTestDeadline
+//	Drain runs last, explored; a drain that blocks is a deadlock  TestDrainRunsAsAnExploredThread
+//	SCHEDKIT_EXPLORE_* set options; bad values are refused        TestOptionsFromTheEnvironment
+//	a token holds any schedule, a long spin in tens of bytes      TestCompactReplayToken
 //
 // # Limitations
 //
