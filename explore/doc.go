@@ -41,10 +41,12 @@
 // So are the rest of atomicx's operations: a cell's CompareExchange (one
 // point, traced as a cas), Plain's Load and Store (a plain read and write,
 // checked for data races: see below), Chan's Send, Recv, TrySend, TryRecv
-// and Close, Select and TrySelect (a point that depends on every other
-// step, as it touches several channels), Cond's Wait (joining the wait
-// list; then the Unlock, the wait and the Lock are steps of their own),
-// Signal and Broadcast, and Cancel. A send, receive or select that must
+// and Close, Select and TrySelect, Cond's Wait (joining the wait list;
+// then the Unlock, the wait and the Lock are steps of their own), Signal
+// and Broadcast, and Cancel. A channel's or a select's step depends on
+// every other step, as the clock's do: a select waits in the queues of
+// all its channels, so an operation on one channel can change what
+// another finds. A send, receive or select that must
 // wait is two steps: the attempt ("T1 recv ch blocks") and, once another
 // thread's step has completed it, the wakeup ("T1 recv ch woken = 1"); in
 // between its thread is blocked, as at a Lock.
@@ -72,10 +74,48 @@
 // fires only when nothing else can happen first, an hour of sleeping takes no
 // real time, and the outcome never depends on the machine's speed. Threads
 // whose deadlines fall at the same instant are interleaved like any others.
-// Sleep(d) with d <= 0 is a yield: a switch away from the thread is free, and
-// it is not run again while another thread can run; spin loops must yield
-// (or sleep), or they run into Options.MaxSteps. build and Check see the same
-// clock as the threads of their execution.
+// Sleep(d) with d <= 0 is a yield, scheduled fairly (next section); the
+// clock also moves when every runnable thread spins without changing
+// anything. build and Check see the same clock as the threads of their
+// execution.
+//
+// # Fair scheduling, spin loops and livelocks
+//
+// A yield (Sleep(d) with d <= 0) is where a spin loop gives the CPU away,
+// and the explorer schedules yields fairly (Musuvathi and Qadeer, "Fair
+// stateless model checking", PLDI 2008): a switch away from a yielding
+// thread is free, and the thread is not run again while another runnable
+// thread has not run since it yielded. So two spinners cannot hand the CPU
+// back and forth for ever while the thread they wait for starves, in any
+// mode (before this rule, DFS and PCT failed at MaxSteps on such correct
+// code: TestFairSpinWaitersLetTheReleaserRun, whose broken variant with
+// fairness off, TestUnfairSchedulingStarvesTheReleaser, fails again). There
+// is always a thread to run: of the yielders, the one that yielded first
+// waits for nobody. Spin loops must yield (or sleep), or they run into
+// Options.MaxSteps.
+//
+// A spin iteration is what a thread does between two of its yields; one
+// that only reads (loads, failed CASes, the clock) is fruitless. When every
+// runnable thread has repeated the same fruitless iteration three times
+// (the same operations on the same cells, reading the same values) and no
+// thread changed shared state meanwhile, no fair schedule can end the
+// spin: if a thread waits on the clock, time passes, as when every thread
+// blocks; otherwise the execution fails with a *LivelockError (ErrLivelock):
+// each spinning thread's iteration once, the count, the blocked threads,
+// and a trace cut after the first round, instead of MaxSteps of spin
+// (TestSpinLivelockIsReported: two threads that each wait, spinning, for
+// the other). A spin whose iterations write (a counter of tries) is not a
+// livelock by this rule and still ends at MaxSteps.
+//
+// Under DPOR a thread parked at the yield of a fruitless iteration awaits:
+// it is blocked until another thread writes a cell the iteration read, as
+// GenMC's await and spin-assume reductions treat such loops; its yield
+// then depends only on those writes, where a plain yield depends on
+// everything. DPOR explores one failed iteration per await instead of every
+// interleaving of every retry. A spin may count its tries where the
+// explorer cannot see: when nothing else can run, awaiting threads run
+// again (TestAwaitMutantIsCaught: with that wake-up removed, a spin that
+// gives up after three tries deadlocks).
 //
 // # Preemption bound and modes
 //
@@ -110,7 +150,15 @@
 // the first step, a thread that starts the reversed order. Dependence is
 // the one Reduce uses: steps on the same cell, lock or note unless both are
 // loads, and anything with the clock (Nanotime, Sleep, SleepFor) with
-// everything. A blocked thread counts as one spinning on what it waits for.
+// everything, but an await (above) depends only on writes to the cells its
+// iteration read. A blocked thread counts as one spinning on what it waits
+// for. On spin loops the await makes DPOR skip iterations DFS runs, so the
+// two reach the same outcomes and end states through different steps
+// (TestAwaitMatchesDFSOnSpins: nine spin scenarios, examples/once and
+// examples/seqlock among them, 2 to 67 times fewer executions than
+// unbounded DFS; Vyukov's ring with a claim by store is found at execution
+// 68, where DPOR without the await needed 16637 and DFS at bound 2 258:
+// TestDPORFindsTheSpinRingBug).
 // Sleep sets keep two complete executions from being equivalent, so
 // Schedules counts Mazurkiewicz traces; Pruned counts the executions they
 // cut short, the price of source sets over optimal DPOR (in one run, not
@@ -316,8 +364,9 @@
 // # Failures, traces and replay
 //
 // An execution fails when Check returns an error, a thread or Check panics
-// (*PanicError, with the stack), the threads deadlock (*DeadlockError), an
-// execution exceeds MaxSteps (ErrStepLimit), a thread blocks outside the
+// (*PanicError, with the stack), the threads deadlock (*DeadlockError) or
+// livelock (*LivelockError), an execution exceeds MaxSteps (ErrStepLimit),
+// a thread blocks outside the
 // explorer for 20 seconds (*StuckError: a channel, a sync.Mutex, time.Sleep),
 // or a Run.Drain that blocks for ever (a deadlock too). Explore stops at
 // the first failure and returns it in Result.Failure; with
@@ -371,9 +420,10 @@
 // # Deadlines: nothing hangs
 //
 // Every exploration ends on its own, whatever the code under test does. An
-// execution that spins forever (a grab that retries without end, a livelock,
-// a spin loop with or without a yield) fails at Options.MaxSteps (10000 by
-// default) with ErrStepLimit; a thread that blocks outside atomicx fails
+// execution that spins forever fails: a fair livelock (every thread spins
+// without changing anything) as a *LivelockError after three rounds, a spin
+// loop without a yield or one that writes on every try at Options.MaxSteps
+// (10000 by default) with ErrStepLimit; a thread that blocks outside atomicx fails
 // after 20 seconds with *StuckError. The whole exploration has a wall-clock
 // Options.Deadline (under Check, nine tenths of what is left of the test
 // binary's -timeout; else DefaultDeadline, 5 minutes): past it, the
@@ -545,6 +595,9 @@
 //	bytes reach schedules past the bound                          TestBytesReachPastTheBound, TestBytesSearchFindsTheBug
 //	same bytes, same schedule; the decoding as stated above       TestBytesAreDeterministic, TestBytesDecoding, TestBytesFailureNamesTheSchedule
 //	a spin that never ends fails at MaxSteps, in every mode       TestSpinForeverHitsTheStepLimit, TestSpinWithoutYieldHitsStepLimit
+//	yields are fair: spinners let the thread they wait for run    TestFairSpinWaitersLetTheReleaserRun, TestUnfairSchedulingStarvesTheReleaser
+//	a fair livelock is reported as one, its cycle once            TestSpinLivelockIsReported
+//	DPOR's awaits: DFS's outcomes and end states on spins, fewer  TestAwaitMatchesDFSOnSpins, TestAwaitMutantIsCaught, TestDPORFindsTheSpinRingBug
 //	the wall-clock deadline stops with the schedule in progress   TestSpinForeverHitsTheDeadline, TestDeadlineCutsALongExploration
 //	Check keeps the deadline inside the binary's -timeout         TestCheckKeepsWithinTheTestDeadline
 //	a hanging Check ends the process with where it was and stacks TestHangingCheckIsReportedByTheWatchdog
@@ -576,6 +629,13 @@
 // job). Select takes the first ready case in the order given, where the
 // runtime picks one at random: a scenario that needs the other choice
 // lists its cases in the other order. A spin loop without a yield pins the default schedule on
-// itself until MaxSteps. A Mutex or Note shared between scenario threads and
+// itself until MaxSteps. Fairness costs states that need a yielding
+// thread's next step before some other runnable thread's next step: a
+// yield is taken to mean "I wait for the others". The livelock rule and
+// the await cannot see a thread's local variables: a spin that gives up
+// after more than three fruitless tries, while every other thread spins or
+// is blocked, is reported as a livelock, and under DPOR such a spin tries
+// again only when nothing else can run, so its giving up is explored only
+// there. A Mutex or Note shared between scenario threads and
 // outside goroutines is not supported.
 package explore
