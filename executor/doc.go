@@ -624,8 +624,9 @@
 //	                                                      Goexit in a or b: the task ends once, after b)
 //	Join under -race: 4 roots of 2^10 leaves on 4 Ps,   join_test.go TestJoinStress
 //	  each leaf once, no Join before its b
-//	Join's b stolen from the ring, and a                join_test.go TestJoinScenarios (bubbles; the
-//	  Join in another's wait while its thief ends        kill matrix's join and join2)
+//	Join's b stolen from the ring, a Join in another's  join_test.go TestJoinScenarios (bubbles; the
+//	  wait while its thief ends, and a thief robbed of   kill matrix's join and join2)
+//	  its own Join's b while both a sides run (3 Ps)
 //	every interleaving (bound 1): take-back against a   join_explore_test.go TestExploreJoin
 //	  thief stealing b from the ring; MustReach taken     (-tags schedcheck)
 //	  back and stolen

@@ -363,9 +363,10 @@ func TestJoinStress(t *testing.T) {
 // The kill matrix's Join scenarios (synctest bubbles, 2 Ps): the bubble's
 // clock orders the steps, so each takes the same path every run. b is
 // stolen from the ring, where the Join put it: while a sleeps
-// (joinStolen), or with a's spawn in runnext (joinStolenRing). In joinReuse a Join (J2) runs
-// in the help of another's (J1) wait, with J1's b finishing during J2,
-// whose own b is taken back (inline) or stolen.
+// (joinStolen), or with a's spawn in runnext (joinStolenRing). In
+// joinReuse a Join (J2) runs in the help of another's (J1) wait, with J1's
+// b finishing during J2, whose own b is taken back (inline) or stolen. In joinThiefRobbed (3 Ps)
+// the thief of b1 is robbed of its own Join's b2 while both a sides run.
 
 // joinSides is b's bookkeeping: runs, ends, and whether a thief ran it.
 type joinSides struct{ runs, ends, thief atomic.Int64 }
@@ -472,9 +473,35 @@ func joinReuse(innerStolen bool) scenario {
 	}
 }
 
+// joinThiefRobbed: on 3 Ps a thief is itself a victim. J1's a sleeps
+// 1.5ms holding P0; M1 steals b1 from P0's ring at once, and b1 joins
+// (J2): its a sleeps 1ms while M2 steals b2 from P1's ring; b2 sleeps 2ms.
+// J2's take-back fails and it waits for b2 (to 2ms), then b1 sleeps 1ms
+// more; J1's take-back fails at 1.5ms and it waits for b1 (to 3ms). Each
+// b runs once, on a thief, and each Join returns after its b ended.
+func joinThiefRobbed(*testing.T) error {
+	var s1, s2 joinSides
+	var j2 error
+	_, err := runInTask(executor.Config{Procs: 3}, func(tk executor.Task) error {
+		var bt executor.Task
+		b1 := s1.b(&tk, 0, func(t executor.Task) {
+			bt = t
+			err := t.Join(func(executor.Task) { time.Sleep(time.Millisecond) }, s2.b(&bt, 2*time.Millisecond, nil))
+			j2 = s2.check("joinThiefRobbed J2", err, s2.ends.Load())
+			time.Sleep(time.Millisecond)
+		})
+		err := tk.Join(func(executor.Task) { time.Sleep(1500 * time.Microsecond) }, b1)
+		return s1.check("joinThiefRobbed J1", err, s1.ends.Load())
+	}, nil)
+	if err != nil {
+		return err
+	}
+	return j2
+}
+
 func TestJoinScenarios(t *testing.T) {
 	for name, s := range map[string]scenario{
-		"stolen": joinStolen, "stolen-ring": joinStolenRing,
+		"stolen": joinStolen, "stolen-ring": joinStolenRing, "thief-robbed": joinThiefRobbed,
 		"reuse-inline": joinReuse(false), "reuse-stolen": joinReuse(true),
 	} {
 		t.Run(name, func(t *testing.T) { require.NoError(t, inBubble(t, s)) })

@@ -202,7 +202,7 @@ var killConfig = killmatrix.Config{
 		{Name: "taskcount", Deterministic: true, Run: bubbles(tasksStolenWait)},
 		{Name: "taskcount2", Deterministic: true, Run: bubbles(tasksBlockedWait)},
 		{Name: "join", Deterministic: true, Run: bubbles(joinStolen, joinReuse(false))},
-		{Name: "join2", Deterministic: true, Run: bubbles(joinStolenRing, joinReuse(true))},
+		{Name: "join2", Deterministic: true, Run: bubbles(joinStolenRing, joinReuse(true), joinThiefRobbed)},
 		{Name: "kick", Deterministic: true, Run: bubbles(syscallKicked(false))},
 		{Name: "kick2", Deterministic: true, Run: bubbles(syscallKicked(true))},
 		{Name: "usleep", Deterministic: true, Run: bubbles(syscallNoMRuns(false))},
