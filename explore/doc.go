@@ -41,10 +41,12 @@
 // So are the rest of atomicx's operations: a cell's CompareExchange (one
 // point, traced as a cas), Plain's Load and Store (a plain read and write,
 // checked for data races: see below), Chan's Send, Recv, TrySend, TryRecv
-// and Close, Select and TrySelect (a point that depends on every other
-// step, as it touches several channels), Cond's Wait (joining the wait
-// list; then the Unlock, the wait and the Lock are steps of their own),
-// Signal and Broadcast, and Cancel. A send, receive or select that must
+// and Close, Select and TrySelect, Cond's Wait (joining the wait list;
+// then the Unlock, the wait and the Lock are steps of their own), Signal
+// and Broadcast, and Cancel. A channel's or a select's step depends on
+// every other step, as the clock's do: a select waits in the queues of
+// all its channels, so an operation on one channel can change what
+// another finds. A send, receive or select that must
 // wait is two steps: the attempt ("T1 recv ch blocks") and, once another
 // thread's step has completed it, the wakeup ("T1 recv ch woken = 1"); in
 // between its thread is blocked, as at a Lock.

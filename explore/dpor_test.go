@@ -27,15 +27,19 @@ func stepGlobal(s explore.Step) bool {
 	case atomicx.OpNanotime, atomicx.OpSleep, atomicx.OpNoteSleepFor:
 		return true
 	}
-	return false
+	return s.Op >= atomicx.OpSend && s.Op <= atomicx.OpTryRecvEmpty && s.Op != atomicx.OpCondWait &&
+		s.Op != atomicx.OpCondSleep && s.Op != atomicx.OpCondSignal && s.Op != atomicx.OpCondBroadcast // channels, selects
 }
 
 func stepDep(a, b explore.Step) bool {
 	if stepGlobal(a) || stepGlobal(b) {
 		return true
 	}
-	return a.Cell == b.Cell && (a.Op != atomicx.OpLoad || b.Op != atomicx.OpLoad)
+	return a.Cell == b.Cell && !(stepReads(a) && stepReads(b))
 }
+
+// stepReads reports a load or a plain read.
+func stepReads(s explore.Step) bool { return s.Op == atomicx.OpLoad || s.Op == atomicx.OpRead }
 
 // canonical names a trace's Mazurkiewicz class: the lexicographically least
 // order of its steps (by thread) that keeps each thread's order and the

@@ -349,3 +349,80 @@ func TestPrimitiveTraceLines(t *testing.T) {
 		assert.True(t, strings.Contains(s, want), "the trace has %q", want)
 	}
 }
+
+// DPOR against unbounded DFS on scenarios of the new operations, every
+// object named: the same outcomes, classes and end states, one DPOR
+// execution per class (compareWithDFS), so the dependence DPOR gives them
+// (a select depends on everything, a channel's steps on its own, a plain
+// read commutes with reads, the waits are blocking) loses nothing.
+func TestDPORMatchesDFSOnPrimitives(t *testing.T) {
+	defer explore.SetAwait(false)()
+	scenarios := []struct {
+		name  string
+		build func() explore.Run
+	}{
+		{"two-senders-unbuffered", twoSenders(0)},
+		{"two-senders-buffered", twoSenders(1)},
+		{"select-vs-two-senders", func() explore.Run {
+			a, b := atomicx.NewChan[int](0), atomicx.NewChan[int](1)
+			explore.Name(a, "a")
+			explore.Name(b, "b")
+			var got []int
+			return explore.Run{Threads: []func(){
+				func() { a.Send(1) },
+				func() { b.TrySend(2); b.Close() },
+				func() {
+					for range 2 {
+						var v int
+						var ok bool
+						atomicx.Select(a.RecvCase(&v, &ok), b.RecvCase(&v, &ok))
+						got = append(got, v)
+					}
+				},
+			}, Outcome: func() string { return fmt.Sprint(got) }}
+		}},
+		{"cond-handoff", func() explore.Run {
+			var mu atomicx.Mutex
+			c := atomicx.NewCond(&mu)
+			var ready atomicx.Plain[bool]
+			explore.Name(&mu, "mu")
+			explore.Name(c, "cond")
+			explore.Name(&ready, "ready")
+			waits := 0
+			return explore.Run{Threads: []func(){
+				func() { mu.Lock(); ready.Store(true); c.Signal(); mu.Unlock() },
+				func() {
+					mu.Lock()
+					for !ready.Load() {
+						waits++
+						c.Wait()
+					}
+					mu.Unlock()
+				},
+			}, Outcome: func() string { return fmt.Sprint("waits ", waits) }}
+		}},
+		{"cancel-vs-worker", func() explore.Run {
+			jobs := atomicx.NewChan[int](1)
+			cancel := atomicx.NewCancel()
+			explore.Name(jobs, "jobs")
+			explore.Name(cancel.Done(), "done")
+			done := 0
+			return explore.Run{Threads: []func(){
+				func() {
+					for atomicx.Select(cancel.DoneCase(), jobs.RecvCase(nil, nil)) != 0 {
+						done++
+					}
+				},
+				func() { jobs.Send(1); cancel.Cancel() },
+			}, Outcome: func() string { return fmt.Sprint("jobs ", done) }}
+		}},
+		{"plain-publish", publish(false, false)},
+		{"plain-under-mutex", mutexCounter},
+	}
+	for _, s := range scenarios {
+		t.Run(s.name, func(t *testing.T) {
+			traces, dfs, dpor := compareWithDFS(t, s.name, s.build)
+			t.Logf("%s: DFS %d executions, DPOR %d for %d traces", s.name, dfs.Executions, dpor.Executions, traces)
+		})
+	}
+}

@@ -313,10 +313,21 @@ func (th *thread) refine(op atomicx.Op) {
 	}
 }
 
-// selects reports a Select's steps: they touch several channels, so they
-// depend on every other step (as the clock's do).
+// selects reports the steps of channels and selects: they depend on
+// every other step, as the clock's do. A Select's waiter sits in the
+// queues of every channel of its cases, and an operation on one of them
+// that completes it takes it out of the others: a send on b decides
+// whether a send on a finds a receiver, so no two channel operations
+// commute, whatever their channels (TestDPORMatchesDFSOnPrimitives,
+// select-vs-two-senders, found DPOR missing classes with only the
+// selects global).
 func selects(op atomicx.Op) bool {
-	return op == atomicx.OpSelect || op == atomicx.OpTrySelect || op == atomicx.OpSelectWait
+	switch op {
+	case atomicx.OpSend, atomicx.OpRecv, atomicx.OpTrySend, atomicx.OpTryRecv, atomicx.OpClose, atomicx.OpCancel,
+		atomicx.OpSelect, atomicx.OpTrySelect, atomicx.OpSendWait, atomicx.OpRecvWait, atomicx.OpSelectWait:
+		return true
+	}
+	return false
 }
 
 // reads reports an atomic load or a plain read: two reads of one cell

@@ -143,6 +143,7 @@ func mutexCounter() explore.Run {
 	var mu atomicx.Mutex
 	var n atomicx.Plain[int]
 	explore.Name(&n, "n")
+	explore.Name(&mu, "mu")
 	inc := func() {
 		mu.Lock()
 		n.Store(n.Load() + 1)

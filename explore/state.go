@@ -121,7 +121,7 @@ func (x *execution) endState() uint64 {
 			continue // the clock: its final reading is counted below
 		}
 		switch s.Op {
-		case atomicx.OpLoad, atomicx.OpStore, atomicx.OpAdd, atomicx.OpSwap:
+		case atomicx.OpLoad, atomicx.OpStore, atomicx.OpAdd, atomicx.OpSwap, atomicx.OpRead, atomicx.OpWrite:
 			sc.ends[a] = val
 		case atomicx.OpCAS:
 			if val == 1 {
