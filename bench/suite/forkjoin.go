@@ -297,10 +297,11 @@ What "spawn and wait" is in each:
 
 - schedkit: Task.NewGroup, Group.Go (a local spawn into the P's runnext),
   Group.Wait (runs queued tasks, its own children first, while it waits).
-- schedkit-join: Task.Join(a, b) per node (Rayon's join): b goes to the P's
-  runnext, a runs inline, b is taken back and run inline unless an idle M stole
-  it; a Join whose b was stolen runs queued tasks (or sleeps) until it is done.
-  No group, and no queue trip for a b taken back from runnext.
+- schedkit-join: Task.Join(a, b) per node (Rayon's join): b goes to the tail of
+  the P's ring, where an idle M may steal it at once, a runs inline, b is taken
+  back by its claim word and run inline unless a thief took it; a Join whose b
+  was stolen runs queued tasks (or sleeps) until it is done. No group; a b
+  taken back is left in the ring, dead, for its next get to drop.
 - go: a go statement per child, a sync.WaitGroup per node.
 - errgroup, conc: a new errgroup.Group (SetLimit(GOMAXPROCS)) or conc pool
   (WithMaxGoroutines(GOMAXPROCS)) per node, since a shared one cannot be waited
