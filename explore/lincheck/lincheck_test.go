@@ -183,4 +183,36 @@ func TestBadOptions(t *testing.T) {
 	bad[0].Name = "en q"
 	_, err = lincheck.Run(lincheck.Options{}, queueModel, newTwoLock(false), bad...)
 	assert.ErrorContains(t, err, "Name of letters")
+	both := twoLockOps()
+	both[0].Accept = func(s []int, _ int, _ any) ([]int, bool) { return s, true }
+	_, err = lincheck.Run(lincheck.Options{}, queueModel, newTwoLock(false), both...)
+	assert.ErrorContains(t, err, "one of Step and Accept")
+	owners := twoLockOps()
+	for i := range owners {
+		owners[i].Owner = true
+	}
+	_, err = lincheck.Run(lincheck.Options{}, queueModel, newTwoLock(false), owners...)
+	assert.ErrorContains(t, err, "every Op is Owner")
+}
+
+// TestOwnerOperationsStayOnThreadZero: an operation marked Owner is drawn
+// for thread 0 alone, in every scenario of every seed.
+func TestOwnerOperationsStayOnThreadZero(t *testing.T) {
+	explore.SkipWithoutSchedcheck(t)
+	var wrong, owned int
+	onThread := func() int { th, _, _ := explore.Position(); return th }
+	ops := append(twoLockOps(), lincheck.Op[*twoLockQueue, []int]{Name: "own", Owner: true,
+		Run: func(q *twoLockQueue, _ int) any {
+			owned++
+			if onThread() != 0 {
+				wrong++
+			}
+			return q.Len()
+		},
+		Step: func(s []int, _ int) ([]int, any) { return s, len(s) }})
+	res, err := lincheck.Run(lincheck.Options{Threads: 3, OpsPerThread: 2, Seeds: 8, Explore: explore.Options{Bound: explore.NoPreemption}}, queueModel, newTwoLock(false), ops...)
+	require.NoError(t, err)
+	assert.Nil(t, res.Failure)
+	assert.Positive(t, owned, "some scenario calls the owner's operation")
+	assert.Zero(t, wrong, "an owner's operation ran on another thread")
 }
