@@ -104,6 +104,10 @@ func TestSpinLivelockIsReported(t *testing.T) {
 		assert.Contains(t, msg, "T0: load b = 0; sleep", opts.Name)
 		assert.Contains(t, msg, "T1: load a = 0; sleep", opts.Name)
 		assert.Less(t, len(f.Trace), 40, "%s: the trace stops after one pass of the cycle:\n%s", opts.Name, f)
+		replayed, err := explore.Explore(explore.Options{Name: opts.Name, Mode: opts.Mode, Replay: f.Schedule}, spinLivelock)
+		require.NoError(t, err)
+		require.NotNil(t, replayed.Failure, "%s: the replay passed", opts.Name)
+		assert.Equal(t, f.Err.Error(), replayed.Failure.Err.Error(), "%s: the replay reaches the same livelock", opts.Name)
 		t.Logf("%s\n%s", res.Summary(), f)
 	}
 }
