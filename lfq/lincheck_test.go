@@ -26,7 +26,7 @@ func stolenIDs(ps ...*int) []int {
 // ring rounded up at the instant it takes effect, the oldest ones in order.
 func TestRingIsLinearizableFromItsModel(t *testing.T) {
 	type R = *lfq.Ring[int]
-	lincheck.Check(t, lincheck.Options{Threads: 2, OpsPerThread: 3, Seeds: 6},
+	lincheck.Check(t, lincheck.Options{Threads: 2, OpsPerThread: 3, Seeds: 4},
 		lincheck.Model[[]int]{Init: func() []int { return nil }},
 		func() R { return new(lfq.Ring[int]) },
 		lincheck.Op[R, []int]{Name: "put", Arg: true, Owner: true,

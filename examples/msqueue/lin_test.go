@@ -32,8 +32,8 @@ func fifoOps[Q queue]() []lincheck.Op[Q, []int] {
 	}
 }
 
-// linOpts: 2 threads of 3 calls, 6 seeds.
-var linOpts = lincheck.Options{Threads: 2, OpsPerThread: 3, Seeds: 6}
+// linOpts: 2 threads of 3 calls, 4 seeds.
+var linOpts = lincheck.Options{Threads: 2, OpsPerThread: 3, Seeds: 4}
 
 // TestQueueIsLinearizable: every explored history of the Michael-Scott
 // queue is one of a FIFO queue's, with no invariant written by hand.
