@@ -7,14 +7,16 @@
 // sequence is position+1, reads the value, then hands the slot to the
 // producer of the next lap by setting the sequence to position+capacity.
 // The two sequence stores are what order each value between its producer
-// and its consumer.
+// and its consumer: the value is a plain field (atomicx.Plain), and under
+// the explorer a store of it that the sequence does not order is reported
+// as a data race (TestPublishBeforeValueIsADataRace).
 package vyukovq
 
 import "github.com/schedkit/schedkit/atomicx"
 
 type slot struct {
 	seq   atomicx.Uint64
-	value atomicx.Uint64
+	value atomicx.Plain[uint64] // plain memory, as in Vyukov's queue: the seq stores order it
 }
 
 // Queue is a bounded lock-free FIFO of uint64s. The zero value is not
