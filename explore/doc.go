@@ -596,7 +596,8 @@
 //	same bytes, same schedule; the decoding as stated above       TestBytesAreDeterministic, TestBytesDecoding, TestBytesFailureNamesTheSchedule
 //	a spin that never ends fails at MaxSteps, in every mode       TestSpinForeverHitsTheStepLimit, TestSpinWithoutYieldHitsStepLimit
 //	yields are fair: spinners let the thread they wait for run    TestFairSpinWaitersLetTheReleaserRun, TestUnfairSchedulingStarvesTheReleaser
-//	a fair livelock is reported as one, its cycle once            TestSpinLivelockIsReported
+//	a fair livelock is reported as one, its cycle once; it replays TestSpinLivelockIsReported
+//	spinners a last store releases are no livelock                TestSlowReleaseIsNotALivelock
 //	DPOR's awaits: DFS's outcomes and end states on spins, fewer  TestAwaitMatchesDFSOnSpins, TestAwaitMutantIsCaught, TestDPORFindsTheSpinRingBug
 //	the wall-clock deadline stops with the schedule in progress   TestSpinForeverHitsTheDeadline, TestDeadlineCutsALongExploration
 //	Check keeps the deadline inside the binary's -timeout         TestCheckKeepsWithinTheTestDeadline

@@ -25,3 +25,11 @@ func SetAwaitMutant(m string) (restore func()) {
 	awaitMutant = m
 	return func() { awaitMutant = old }
 }
+
+// SetLivelockMutant seeds a fault in the livelock rule
+// ("streak-survives-writes"; "" none), and returns a function restoring it.
+func SetLivelockMutant(m string) (restore func()) {
+	old := livelockMutant
+	livelockMutant = m
+	return func() { livelockMutant = old }
+}

@@ -34,6 +34,12 @@ import (
 // blocked, is reported as a livelock.
 const livelockRounds = 3
 
+// livelockMutant is a seeded fault for tests: "streak-survives-writes"
+// keeps counting a thread's repeated iterations across other threads'
+// writes, so correct spins that hand a turn back and forth look like a
+// livelock.
+var livelockMutant string
+
 // fairOff turns fair scheduling off (tests: the broken variant, under which
 // two yielders starve a third thread again).
 var fairOff bool
@@ -168,7 +174,9 @@ func (x *execution) changed(addr uintptr, _ atomicx.Op) {
 	f.lastChange = len(x.steps)
 	for t := range x.threads {
 		it := &f.it[t]
-		it.streak = 0
+		if livelockMutant != "streak-survives-writes" {
+			it.streak = 0
+		}
 		if it.waiting && it.on.has(addr) {
 			it.released = true
 		}

@@ -129,3 +129,46 @@ func TestUnfairSchedulingStarvesTheReleaser(t *testing.T) {
 		t.Logf("%s: execution %d: %v", opts.Name, res.Failure.Execution, res.Failure.Err)
 	}
 }
+
+// slowRelease is correct code that spins a lot without being a livelock:
+// T0 and T1 spin on x while T2 writes y three times and then x, the last
+// thing it does. The spinners repeat the same fruitless iteration many
+// times before the store, which ends the spin.
+func slowRelease() explore.Run {
+	var x, y atomicx.Uint32
+	explore.Name(&x, "x")
+	explore.Name(&y, "y")
+	spin := func() {
+		for x.Load() == 0 {
+			atomicx.Sleep(0)
+		}
+	}
+	return explore.Run{Threads: []func(){spin, spin, func() {
+		y.Store(1)
+		y.Store(2)
+		y.Store(3)
+		x.Store(1)
+	}}}
+}
+
+// TestSlowReleaseIsNotALivelock: spinners whose wait a store ends are no
+// livelock, in any mode, however long they spun before it; the broken
+// variant streak-survives-writes (repeats counted across other threads'
+// writes) reports one when the store comes last.
+func TestSlowReleaseIsNotALivelock(t *testing.T) {
+	for _, opts := range fairModes {
+		opts.Name = "slow-release-" + opts.Name
+		res, err := explore.Explore(opts, slowRelease)
+		require.NoError(t, err)
+		if res.Failure != nil {
+			t.Fatalf("%s: %v", opts.Name, res.Failure.Err)
+		}
+		t.Log(res.Summary())
+	}
+	defer explore.SetLivelockMutant("streak-survives-writes")()
+	res, err := explore.Explore(explore.Options{Name: "slow-release-mutant"}, slowRelease)
+	require.NoError(t, err)
+	require.NotNil(t, res.Failure, "the seeded fault went unnoticed: %s", res.Summary())
+	assert.ErrorIs(t, res.Failure.Err, explore.ErrLivelock)
+	t.Logf("with the fault: execution %d: %v", res.Failure.Execution, res.Failure.Err)
+}
