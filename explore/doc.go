@@ -612,6 +612,7 @@
 //	every happens-before edge orders; a read before it races      TestHappensBeforeEdges
 //	each forgotten edge is a false race; race-never misses it     TestRaceCheckerFaultsAreCaught
 //	channels, select, Cond, Cancel, compare_exchange explored     TestChanUnderTheExplorer, TestChanBlockingIsModelled, TestSelectUnderTheExplorer, TestCondUnderTheExplorer, TestCancelUnderTheExplorer, TestCompareExchangeUnderTheExplorer
+//	DPOR: DFS's classes and end states on those primitives        TestDPORMatchesDFSOnPrimitives
 //	their trace lines                                             TestPrimitiveTraceLines
 //	read-modify-writes print old -> new, a lost CAS what it saw   TestReadModifyWritesSayOldAndNew
 //	Format prints a cell's values                                 TestFormatPrintsPackedWords

@@ -159,14 +159,7 @@ func (d *dpor) first(set uint16, prev int) int {
 
 // blocking reports an operation a thread may wait at: for it, reordering
 // with any dependent step since the thread's previous one is a race.
-func blocking(op atomicx.Op) bool {
-	switch op {
-	case atomicx.OpLock, atomicx.OpNoteSleep, atomicx.OpNoteSleepFor, atomicx.OpSleep,
-		atomicx.OpSendWait, atomicx.OpRecvWait, atomicx.OpSelectWait, atomicx.OpCondSleep:
-		return true
-	}
-	return false
-}
+func blocking(op atomicx.Op) bool { return op.Blocking() }
 
 func (d *dpor) thr(j int) int     { return int(d.stack[j].cur) }
 func (d *dpor) key(j int) opKey   { return d.stack[j].keys[d.stack[j].cur] }
