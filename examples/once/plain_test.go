@@ -1,0 +1,45 @@
+package once
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/explore"
+)
+
+// plainCallers: f initialises a plain value (what a Once usually guards),
+// and each caller reads it after Do. Do's done store and the callers'
+// loads of it must order the write before the reads.
+func plainCallers(o doer) explore.Run {
+	var value atomicx.Plain[int]
+	explore.Name(&value, "value")
+	f := func() { value.Store(42) }
+	caller := func() { o.Do(f); _ = value.Load() }
+	return explore.Run{Threads: []func(){caller, caller}}
+}
+
+// TestPlainValueAfterDoIsRaceFree: Once publishes f's plain writes to
+// every caller, in every interleaving (no data race reported).
+func TestPlainValueAfterDoIsRaceFree(t *testing.T) {
+	explore.Check(t, explore.Options{Name: "once-plain"}, func() explore.Run { return plainCallers(new(Once)) })
+	explore.Check(t, explore.Options{Name: "once-plain-dpor", Mode: explore.DPOR}, func() explore.Run { return plainCallers(new(Once)) })
+}
+
+// TestPlainValueAfterDoneFirstIsADataRace: the single-CAS Once lets a
+// caller read the value with nothing ordering f's write before it.
+func TestPlainValueAfterDoneFirstIsADataRace(t *testing.T) {
+	res, err := explore.Explore(explore.Options{Name: "once-plain-done-first", Mode: explore.DPOR},
+		func() explore.Run { return plainCallers(new(doneFirst)) })
+	if errors.Is(err, explore.ErrNoSchedcheck) {
+		t.Skip("needs -tags schedcheck")
+	}
+	require.NoError(t, err)
+	require.NotNil(t, res.Failure)
+	var dr *explore.DataRaceError
+	require.True(t, errors.As(res.Failure.Err, &dr), "%v", res.Failure.Err)
+	require.Equal(t, "value", dr.Cell)
+	t.Log(res.Failure)
+}
