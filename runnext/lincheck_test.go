@@ -51,10 +51,12 @@ var oneSlot = lincheck.Model[int]{Init: func() int { return 0 }}
 // one step, the Slot is not linearizable, found from the model alone
 // ("put(1),put(2)|steal"): a Put that displaces a task takes it (a CAS to
 // an even version: empty) and then fills (a CAS to odd), and a Steal
-// between the two finds the slot empty though it never was, in any order
-// of the calls. Queue.PutNext makes its seq odd around that move and
-// thieves wait it out, but Slot alone does not, against what runnext's
-// doc.go says of Slot.Steal.
+// between the two finds the slot empty, which no order of the calls
+// explains if Put were one step. runnext's doc.go says as much (Slot
+// alone: "Put a take then a fill"; Steal returns nil only when the slot
+// is empty, as it is for that instant); Queue.PutNext makes its seq odd
+// around the move and thieves wait it out. The test keeps the two-step
+// Put visible: it fails if Put becomes one step.
 func TestSlotStealCanMissADisplacingPut(t *testing.T) {
 	lincheck.CheckFails(t, lincheck.Options{Threads: 2, OpsPerThread: 2, Seeds: 6}, oneSlot,
 		func() slotPtr { return new(runnext.Slot[int]) }, slotOps(false)...)
