@@ -63,7 +63,8 @@ func TestLinkByStoreLosesAValue(t *testing.T) {
 type storeLink struct{ *Queue }
 
 func (q *storeLink) Enqueue(v int) {
-	n := &node{value: v}
+	n := new(node)
+	n.value.Store(v)
 	for {
 		tail := q.tail.Load()
 		next := tail.next.Load()

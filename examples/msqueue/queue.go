@@ -9,7 +9,7 @@ package msqueue
 import "github.com/schedkit/schedkit/atomicx"
 
 type node struct {
-	value int
+	value atomicx.Plain[int] // plain memory: written before the CAS that publishes the node
 	next  atomicx.Pointer[node]
 }
 
@@ -31,7 +31,8 @@ func New() *Queue {
 
 // Enqueue appends v.
 func (q *Queue) Enqueue(v int) {
-	n := &node{value: v} // value is written before the CAS that publishes n
+	n := new(node)
+	n.value.Store(v) // before the CAS that publishes n: a dequeuer that loads n from a next sees it
 	for {
 		tail := q.tail.Load()
 		next := tail.next.Load()
@@ -71,7 +72,7 @@ func (q *Queue) Dequeue() (int, bool) {
 			q.tail.CompareAndSwap(tail, next)
 			continue
 		}
-		v := next.value // read before the CAS: after it, next is the dummy
+		v := next.value.Load() // read before the CAS: after it, next is the dummy
 		if q.head.CompareAndSwap(head, next) {
 			return v, true
 		}
