@@ -63,12 +63,23 @@ func (x *execution) wake(elig []int) []int {
 
 // key is the reduction's view of th's pending operation: an await depends
 // only on writes to the cells it read; an await that was woken because
-// nothing else could run depends on everything, as the clock does.
+// nothing else could run depends on everything, as the clock does. Under
+// the reduction a plain yield (ending an iteration that wrote) changes
+// nothing and waits for nothing a step can change, only for the other
+// threads' turns, which the fair scheduler gives: it depends only on the
+// clock's steps, where without the reduction it depends on everything.
 func (x *execution) key(th *thread) opKey {
 	p := &th.pending
 	k := opKey{op: p.op, addr: p.addr, global: p.global()}
-	if it := &x.fair.it[th.id]; p.yield() && it.waiting && !it.woken {
+	if !p.yield() || !x.awaits() {
+		return k
+	}
+	switch it := &x.fair.it[th.id]; {
+	case it.woken:
+	case it.waiting:
 		k.global, k.await = false, it.on
+	default:
+		k.global, k.await = false, &awaitSet{}
 	}
 	return k
 }

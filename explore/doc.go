@@ -110,8 +110,11 @@
 // Under DPOR a thread parked at the yield of a fruitless iteration awaits:
 // it is blocked until another thread writes a cell the iteration read, as
 // GenMC's await and spin-assume reductions treat such loops; its yield
-// then depends only on those writes, where a plain yield depends on
-// everything. DPOR explores one failed iteration per await instead of every
+// then depends only on those writes. A plain yield (ending an iteration
+// that wrote) changes nothing and waits only for the other threads' turns,
+// which fair scheduling gives, so under DPOR it depends only on the
+// clock's steps; without the reduction every yield depends on everything.
+// DPOR explores one failed iteration per await instead of every
 // interleaving of every retry. A spin may count its tries where the
 // explorer cannot see: when nothing else can run, awaiting threads run
 // again (TestAwaitMutantIsCaught: with that wake-up removed, a spin that
@@ -154,10 +157,10 @@
 // iteration read. A blocked thread counts as one spinning on what it waits
 // for. On spin loops the await makes DPOR skip iterations DFS runs, so the
 // two reach the same outcomes and end states through different steps
-// (TestAwaitMatchesDFSOnSpins: nine spin scenarios, examples/once and
-// examples/seqlock among them, 2 to 67 times fewer executions than
+// (TestAwaitMatchesDFSOnSpins: ten spin scenarios, examples/once and
+// examples/seqlock among them, 2 to 137 times fewer executions than
 // unbounded DFS; Vyukov's ring with a claim by store is found at execution
-// 68, where DPOR without the await needed 16637 and DFS at bound 2 258:
+// 12, where DPOR without the await needed 16637 and DFS at bound 2 258:
 // TestDPORFindsTheSpinRingBug).
 // Sleep sets keep two complete executions from being equivalent, so
 // Schedules counts Mazurkiewicz traces; Pruned counts the executions they

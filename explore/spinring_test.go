@@ -213,7 +213,7 @@ func buggyVyRing() explore.Run {
 // TestDPORFindsTheSpinRingBug: on Vyukov's ring, whose producers and
 // consumer spin while it is full or empty, DFS (bound 2) finds the seeded
 // store claim (a value lost, so the consumer spins for ever: a livelock) at
-// execution 258 and DPOR at 68, where DPOR without the
+// execution 258 and DPOR at 12, where DPOR without the
 // await reduction needed 16637 (every yield then depends on everything;
 // TestDPORWithoutAwaitIsBlindOnTheSpinRing, long mode). The counts are
 // deterministic.
@@ -325,6 +325,25 @@ var spinScenarios = []struct {
 	{"spin-ring-full", func() explore.Run { return spinRingRun(2, false, [][]uint64{{1, 2, 3}}, []int{3}) }, true},
 	{"spin-ring-full-bug", func() explore.Run { return spinRingRun(2, true, [][]uint64{{1, 2, 3}}, []int{3}) }, true},
 	{"spin-ring-2-consumers", func() explore.Run { return spinRingRun(2, false, [][]uint64{{1, 2}}, []int{1, 1}) }, true},
+	{"turn-taking", func() explore.Run {
+		// Each iteration that ends a turn wrote: its yield is a plain one.
+		var turn, count atomicx.Uint32
+		explore.Name(&turn, "turn")
+		explore.Name(&count, "count")
+		player := func(me uint32) func() {
+			return func() {
+				for range 2 {
+					for turn.Load() != me {
+						atomicx.Sleep(0)
+					}
+					count.Add(1)
+					turn.Store(1 - me)
+				}
+			}
+		}
+		return explore.Run{Threads: []func(){player(0), player(1), func() { count.Add(10) }},
+			Outcome: func() string { return fmt.Sprint(count.Load()) }}
+	}, true},
 	{"once-two-callers", func() explore.Run {
 		var o once.Once
 		var calls atomicx.Uint32
