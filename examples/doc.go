@@ -8,6 +8,13 @@
 // Without the tag the structures build and their plain tests run; the
 // explorations skip.
 //
+// Each of the six hand-written ones also has a lin_test.go: its
+// linearizability against a sequential model (a slice, a counter, a pair),
+// checked by explore/lincheck on generated scenarios with no invariant
+// written by hand, its buggy variant refuted the same way. Vyukov's queue
+// is linearizable only once a full or empty answer may be spurious, which
+// that test found and keeps (TestEmptyIsNotLinearizable).
+//
 //   - counter: the README's example, an atomicx counter, and Inc as a load
 //     then a store
 //   - treiber: a Treiber stack of reused nodes, and the ABA problem

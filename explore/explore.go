@@ -306,7 +306,7 @@ const maxTraceLines = 300
 func (f *Failure) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "explore %s: execution %d failed: %v\n", f.Name, f.Execution, f.Err)
-	fmt.Fprintf(&b, "schedule: %s (%d steps)\n", f.Schedule, len(f.Trace))
+	fmt.Fprintf(&b, "schedule: %s (%d steps)\n", replaySchedule(f.Schedule), len(f.Trace)) // a long one as its token
 	b.WriteString("trace:\n")
 	trace := f.Trace
 	if len(trace) > maxTraceLines {

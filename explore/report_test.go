@@ -83,8 +83,8 @@ func TestCheckReportsFileLines(t *testing.T) {
 	}()
 	msg := strings.Join(rec.fatal, "\n")
 	assert.Contains(t, msg, "T0 load counter = 0")
-	assert.Regexp(t, `T0 load counter = 0 +bugs_test.go:77`, msg)
-	assert.Regexp(t, `T1 store counter ← 1 +bugs_test.go:78`, msg)
+	assert.Regexp(t, `T0 load counter = 0 +bugs_test.go:[0-9]+`, msg)
+	assert.Regexp(t, `T1 store counter ← 1 +bugs_test.go:[0-9]+`, msg)
 }
 
 // twoBugs fails in two ways depending on which thread writes last, and in
@@ -213,6 +213,8 @@ func TestCompactReplayToken(t *testing.T) {
 	}
 	assert.Greater(t, len(explore.EncodeSchedule(spin)), 10000)
 	assert.Less(t, len(explore.EncodeToken(spin)), 80, explore.EncodeToken(spin))
+	long := &explore.Failure{Name: "spin", Schedule: explore.EncodeSchedule(spin)}
+	assert.Less(t, len(long.String()), 200, "the report names a long schedule by its token")
 	_, err := explore.ParseSchedule("z!!")
 	assert.Error(t, err)
 
