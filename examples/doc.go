@@ -15,6 +15,13 @@
 // is linearizable only once a full or empty answer may be spurious, which
 // that test found and keeps (TestEmptyIsNotLinearizable).
 //
+// Plain memory: vyukovq's slot values and msqueue's node values are
+// atomicx.Plain cells, as in the published algorithms, checked for data
+// races under the explorer; every plain_test.go has a variant whose plain
+// accesses race, reported with both steps (a counter without its Mutex, a
+// value stored after it is published, the flag set before f runs, a
+// seqlock's plain data, a Treiber stack's plain next).
+//
 //   - counter: the README's example, an atomicx counter, and Inc as a load
 //     then a store
 //   - treiber: a Treiber stack of reused nodes, and the ABA problem
