@@ -49,6 +49,7 @@
 //	the failure is shrunk, and its key replays it alone       TestFailureIsShrunkAndReplays
 //	a checker that accepts every history misses the bug       TestAcceptingEveryHistoryMissesTheBug
 //	bad options are refused                                   TestBadOptions
+//	out of time is inconclusive (Incomplete), not a failure   TestOutOfTimeIsInconclusive
 //	an Owner operation runs on thread 0 only                  TestOwnerOperationsStayOnThreadZero
 //	Accept admits every result it allows (relaxed models)     vyukovq TestQueueIsLinearizable, lfq TestRingIsLinearizableFromItsModel
 //

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 
@@ -82,6 +83,12 @@ type Options struct {
 	// MaxShrinks bounds the explorations spent making a failing scenario
 	// smaller: default 40.
 	MaxShrinks int
+	// Deadline bounds the whole run by the wall clock (every scenario's
+	// exploration gets what is left of it): under Check, nine tenths of
+	// what is left of the test binary's -timeout; else none of its own
+	// (each exploration has explore's DefaultDeadline). Past it the run
+	// is inconclusive (Result.Incomplete), not failed.
+	Deadline time.Duration
 }
 
 // Result is what Check did and found.
@@ -97,8 +104,13 @@ type Result struct {
 	// Complete reports that the search of every scenario that passed was
 	// complete (see explore.Result.Complete).
 	Complete bool
-	// Failure is the smallest non-linearizable history found, or nil.
+	// Failure is the smallest non-linearizable history found, or nil (or
+	// a scenario that failed otherwise: a panic, a deadlock).
 	Failure *Failure
+	// Incomplete, if not nil, is the execution in progress when a
+	// scenario's exploration ran past its Deadline: the run is
+	// inconclusive, not failed.
+	Incomplete *explore.Failure
 }
 
 // Failure is a scenario with an execution whose history no order of
@@ -120,7 +132,11 @@ type Failure struct {
 // String reports the failure as Failure.String does, after a line naming
 // the scenario.
 func (f *Failure) String() string {
-	return fmt.Sprintf("linearizability: scenario %s (%d calls) is not linearizable\n%s", f.Scenario, f.Calls, f.Failure)
+	what := "is not linearizable"
+	if !errors.Is(f.Err, ErrNotLinearizable) {
+		what = "fails"
+	}
+	return fmt.Sprintf("linearizability: scenario %s (%d calls) %s\n%s", f.Scenario, f.Calls, what, f.Failure)
 }
 
 // ErrNotLinearizable is wrapped by the failure of an execution whose
@@ -158,9 +174,10 @@ type lin[T, S any] struct {
 	res    Result
 	// verdicts caches the checker's answer per history and scenario.
 	verdicts map[string]error
+	until    time.Time // the end of Options.Deadline, zero for none
 }
 
-// Linearizable checks that the object newObj makes is linearizable with
+// Check checks that the object newObj makes is linearizable with
 // respect to the sequential model m and ops, with no invariant written by
 // hand: it generates o.Seeds small scenarios (o.Threads threads of
 // o.OpsPerThread calls drawn from ops, seeded), explores each one's
@@ -180,10 +197,13 @@ func Check[T, S any](t testing.TB, o Options, m Model[S], newObj func() T, ops .
 	if err != nil {
 		t.Fatal(err)
 	}
+	if res.Incomplete != nil {
+		t.Fatalf("linearizability %s: inconclusive, not a bug found: the time ran out in scenario %d:\n%s", o.Name, res.Scenarios, res.Incomplete)
+	}
 	return res
 }
 
-// LinearizableFails is Linearizable for an object that must not be
+// CheckFails is Check for an object that must not be
 // linearizable, a known-buggy variant kept beside the correct one: it fails
 // t if every history checked is linearizable, else logs the smallest
 // failure and returns it.
@@ -193,12 +213,12 @@ func CheckFails[T, S any](t testing.TB, o Options, m Model[S], newObj func() T, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	if res.Failure == nil && res.Incomplete != nil {
+		t.Fatalf("the exploration ran out of time before it found the bug (inconclusive):\n%s", res.Incomplete)
+	}
 	if res.Failure == nil {
 		t.Fatalf("linearizability %s: %d scenarios, %d executions, %d histories, all linearizable, and this object must fail: the scenarios no longer catch its bug (more Seeds, OpsPerThread or a larger Bound?)",
 			o.Name, res.Scenarios, res.Executions, res.Histories)
-	}
-	if errors.Is(res.Failure.Err, explore.ErrDeadline) {
-		t.Fatalf("the exploration ran out of time before it found the bug:\n%s", res.Failure)
 	}
 	t.Logf("found, as expected:\n%s", res.Failure)
 	return res.Failure
@@ -208,6 +228,11 @@ func linFor[T, S any](t testing.TB, o Options, m Model[S], newObj func() T, ops 
 	t.Helper()
 	if o.Name == "" {
 		o.Name = t.Name()
+	}
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok && o.Deadline == 0 {
+		if at, ok := d.Deadline(); ok {
+			o.Deadline = max(time.Until(at)*9/10, time.Millisecond)
+		}
 	}
 	explore.SkipWithoutSchedcheck(t)
 	res, err := Run(o, m, newObj, ops...)
@@ -252,6 +277,9 @@ func Run[T, S any](o Options, m Model[S], newObj func() T, ops ...Op[T, S]) (Res
 	}
 	l := &lin[T, S]{opts: o, model: m, newObj: newObj, ops: ops, verdicts: map[string]error{}}
 	l.pmodel = l.porcupineModel()
+	if o.Deadline > 0 {
+		l.until = time.Now().Add(o.Deadline)
+	}
 	l.res.Complete = true
 
 	if key := strings.TrimSpace(os.Getenv(explore.ReplayEnv)); strings.HasPrefix(key, o.Name+"/") {
@@ -280,10 +308,12 @@ func Run[T, S any](o Options, m Model[S], newObj func() T, ops ...Op[T, S]) (Res
 		if err != nil {
 			return l.res, err
 		}
+		if f != nil && errors.Is(f.Err, explore.ErrDeadline) {
+			l.res.Incomplete = f // inconclusive: no bug shown
+			return l.res, nil
+		}
 		if f != nil {
-			if !errors.Is(f.Err, explore.ErrDeadline) {
-				sc, f = l.shrink(sc, f)
-			}
+			sc, f = l.shrink(sc, f)
 			l.fail(sc, f)
 			return l.res, nil
 		}
@@ -305,6 +335,9 @@ func (l *lin[T, S]) options(sc linScenario) explore.Options {
 	opts.Name = l.opts.Name + "/" + l.format(sc)
 	opts.Replay, opts.Visit, opts.MustReach = "", nil, nil
 	opts.KeepGoing = false
+	if !l.until.IsZero() && opts.Deadline == 0 {
+		opts.Deadline = max(time.Until(l.until), time.Millisecond)
+	}
 	return opts
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -215,4 +216,18 @@ func TestOwnerOperationsStayOnThreadZero(t *testing.T) {
 	assert.Nil(t, res.Failure)
 	assert.Positive(t, owned, "some scenario calls the owner's operation")
 	assert.Zero(t, wrong, "an owner's operation ran on another thread")
+}
+
+// TestOutOfTimeIsInconclusive: a run whose Deadline passes stops with
+// Result.Incomplete, not a Failure: no bug was shown.
+func TestOutOfTimeIsInconclusive(t *testing.T) {
+	explore.SkipWithoutSchedcheck(t)
+	o := linOpts
+	o.Deadline = time.Nanosecond
+	o.Explore = explore.Options{Bound: explore.Unbounded}
+	res, err := lincheck.Run(o, queueModel, newTwoLock(false), twoLockOps()...)
+	require.NoError(t, err)
+	assert.Nil(t, res.Failure)
+	require.NotNil(t, res.Incomplete)
+	assert.ErrorIs(t, res.Incomplete.Err, explore.ErrDeadline)
 }
