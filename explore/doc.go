@@ -449,9 +449,11 @@
 // thread, computed from its steps when a plain access needs them (so a
 // scenario without plain cells pays nothing), with the edges atomicx's
 // operations make: an atomic store, add, swap or successful CAS releases
-// and acquires its cell (the cells are sequentially consistent, so each
-// operation on one is a synchronisation on it), a load or failed CAS
-// acquires; Unlock releases the Mutex and Lock acquires it; Wakeup
+// to its cell's clock (joined: a load after two stores acquires both, a
+// little coarser than the memory model's "observes the last"), a load, an
+// add, a swap or any CAS acquires it, and a store acquires nothing (it
+// observes nothing: TestStoreDoesNotAcquire); Unlock releases the Mutex
+// and Lock acquires it; Wakeup
 // releases the Note and a woken Sleep or SleepFor acquires it; a send
 // happens before the receive that gets its value, a receive before the
 // completion of the sends on its channel after it (coarser than the
@@ -612,7 +614,7 @@
 //	the skip is said once per binary; the switch makes it fail    TestSkipIsSaidOncePerBinary, TestRequireSchedcheckFails
 //	a plain check-then-set and a racy publish are data races      TestPlainCheckThenSetIsARace, TestPlainBufferPublishedByARacyIndex
 //	plain accesses are scheduling points                          TestPlainAccessesAreSchedulingPoints
-//	every happens-before edge orders; a read before it races      TestHappensBeforeEdges
+//	every happens-before edge orders; a read before it races      TestHappensBeforeEdges, TestStoreDoesNotAcquire
 //	each forgotten edge is a false race; race-never misses it     TestRaceCheckerFaultsAreCaught
 //	channels, select, Cond, Cancel, compare_exchange explored     TestChanUnderTheExplorer, TestChanBlockingIsModelled, TestSelectUnderTheExplorer, TestCondUnderTheExplorer, TestCancelUnderTheExplorer, TestCompareExchangeUnderTheExplorer
 //	DPOR: DFS's classes and end states on those primitives        TestDPORMatchesDFSOnPrimitives

@@ -16,9 +16,10 @@ import (
 // acquires joins the object's into the thread's:
 //
 //   - an atomicx cell: every store, add, swap and successful CAS releases
-//     and acquires (a read-modify-write reads what it replaces), every load
-//     and failed CAS acquires; the explorer's atomics are sequentially
-//     consistent, so each is a synchronisation on its cell;
+//     (joined into the cell's clock: a load after two stores acquires both,
+//     coarser than the memory model's "observes the last"), an add, swap
+//     or CAS also acquires (it reads what it replaces), and so does every
+//     load; a store observes nothing and acquires nothing;
 //   - Mutex: Unlock releases, Lock acquires;
 //   - Note: Wakeup releases, a Sleep or SleepFor that was woken acquires;
 //   - Chan, Select, Cond, Cancel: the edges atomicx reports through its
@@ -141,7 +142,11 @@ func (r *raceState) edge(t int, op atomicx.Op, addr uintptr, val uint64) {
 	switch op {
 	case atomicx.OpLoad:
 		r.acquire(t, addr)
-	case atomicx.OpStore, atomicx.OpAdd, atomicx.OpSwap:
+	case atomicx.OpStore: // observes nothing: it only releases
+		if raceFault != "race-no-store-release" {
+			r.release(t, addr)
+		}
+	case atomicx.OpAdd, atomicx.OpSwap:
 		r.acquire(t, addr)
 		if raceFault != "race-no-store-release" {
 			r.release(t, addr)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -288,4 +289,24 @@ func TestHappensBeforeEdges(t *testing.T) {
 			explore.Check(t, explore.Options{Name: name, Mode: explore.DPOR}, build)
 		}
 	}
+}
+
+// A store observes nothing: T0 writes plain x then stores to an atomic
+// flag; T1, after a sleep that lets T0 finish first in every execution (the
+// virtual clock orders nothing), stores to the flag and reads x. Nothing
+// orders T0's write before T1's read: a race, which a store that acquired
+// would hide.
+func TestStoreDoesNotAcquire(t *testing.T) {
+	res, err := explore.Explore(explore.Options{Name: "store-does-not-acquire", Mode: explore.DPOR}, func() explore.Run {
+		var x atomicx.Plain[int]
+		var flag atomicx.Int64
+		explore.Name(&x, "x")
+		return explore.Run{Threads: []func(){
+			func() { x.Store(1); flag.Store(1) },
+			func() { atomicx.Sleep(time.Second); flag.Store(2); _ = x.Load() },
+		}}
+	})
+	require.NoError(t, err)
+	dr := raceOf(t, res.Failure)
+	assert.Equal(t, "x", dr.Cell)
 }
