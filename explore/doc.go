@@ -620,7 +620,7 @@
 //	DPOR: DFS's classes and end states on those primitives        TestDPORMatchesDFSOnPrimitives
 //	their trace lines                                             TestPrimitiveTraceLines
 //	read-modify-writes print old -> new, a lost CAS what it saw   TestReadModifyWritesSayOldAndNew
-//	Format prints a cell's values                                 TestFormatPrintsPackedWords
+//	Format prints a cell's values; a pointer CAS names objects    TestFormatPrintsPackedWords, TestPointerCASNamesTheObjects
 //	Check's report gives each step's file:line                    TestCheckReportsFileLines
 //	KeepGoing collects each distinct failure once                 TestKeepGoingCollectsDistinctFailures
 //	a deadline is Incomplete, inconclusive, not a Failure         TestSpinForeverHitsTheDeadline, TestDeadlineCutsALongExploration, TestCheckKeepsWithinTheTestDeadline

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -80,6 +81,12 @@ func (dispatcher) AfterRMW(op atomicx.Op, addr uintptr, old, new uint64, ok bool
 		}
 		if f := x.rep.format(addr); f != nil {
 			s.Text, s.OldText = f(new), f(old)
+		} else if op == atomicx.OpCAS {
+			// a pointer CAS reads as the named objects it swapped
+			o, n := x.cells.ref(old), x.cells.ref(s.New)
+			if o != "" || n != "" {
+				s.OldText, s.Text = cmp.Or(o, number(old)), cmp.Or(n, number(s.New))
+			}
 		}
 		if x.rep.locate {
 			s.Where = callerOutside()

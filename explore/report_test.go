@@ -54,6 +54,27 @@ func TestReadModifyWritesSayOldAndNew(t *testing.T) {
 	}, traceLines(t, res))
 }
 
+// TestPointerCASNamesTheObjects: a CAS of a pointer between named objects
+// reads as their names, "cas top ok: &a → &b", and a lost one as the name
+// it saw.
+func TestPointerCASNamesTheObjects(t *testing.T) {
+	res, err := explore.Explore(explore.Options{Name: "pcas"}, func() explore.Run {
+		type node struct{ v int }
+		a, b := new(node), new(node)
+		explore.Name(a, "a")
+		explore.Name(b, "b")
+		var top atomicx.Pointer[node]
+		explore.Name(&top, "top")
+		return explore.Run{Threads: []func(){func() {
+			top.Store(a)
+			top.CompareAndSwap(a, b)
+			top.CompareAndSwap(a, nil)
+		}}, Check: func() error { return errors.New("show the trace") }}
+	})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"T0 store top ← &a", "T0 cas top ok: &a → &b", "T0 cas top failed, saw &b"}, traceLines(t, res))
+}
+
 // TestFormatPrintsPackedWords: a cell given a Format function prints its
 // values, loads and stores and both sides of a read-modify-write, with it.
 func TestFormatPrintsPackedWords(t *testing.T) {
