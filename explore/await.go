@@ -8,16 +8,16 @@ import (
 
 // The await reduction of spin loops under DPOR (after GenMC's spin-assume
 // and await reductions: Kokologiannakis, Ren and Vafeiadis, "Dynamic
-// partial order reduction for spinloops", and "Spin-assume", POPL 2021 and
-// 2022). A spin iteration that only read, then yielded, would, if run
-// again, read the same values and yield again, until another thread writes
-// one of the cells it read. So under DPOR a thread parked at the yield
-// that ends such an iteration is blocked, an await on the cells it read:
-// it may run again once another thread writes (stores, adds, swaps or
-// CASes) one of them. Its yield step then depends only on those writes, as
-// a Lock on an Unlock, where a plain yield depends on everything (the clock
-// moves only when every thread is blocked). DPOR then explores one failed
-// iteration per await instead of every interleaving of every retry.
+// partial order reductions for spinloops", FMCAD 2021). A spin iteration
+// that only read, then yielded, would, if run again, read the same values
+// and yield again, until another thread writes one of the cells it read.
+// So under DPOR a thread parked at a yield after the same fruitless
+// iteration twice in a row (a loop, not a yield in straight-line code) is
+// blocked, an await on the cells it read: it may run again once another
+// thread writes (stores, adds, swaps or CASes) one of them. Its yield step
+// then depends only on those writes, as a Lock on an Unlock. DPOR then
+// explores one failed iteration per await instead of every interleaving of
+// every retry.
 //
 // Code may spin on local state the explorer cannot see (a counter that
 // gives up after n tries); so when every thread is blocked and one awaits,

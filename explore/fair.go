@@ -160,7 +160,10 @@ func (x *execution) stepped(th *thread) {
 		it.streak = 1
 	}
 	it.lastSig = it.sig
-	if x.awaits() {
+	// An await needs a loop: the same fruitless iteration twice in a row,
+	// with something read. A yield in straight-line code ("load x; yield;
+	// store y") is not a wait for x: blocking there would delay the store.
+	if x.awaits() && it.streak >= 2 && len(it.reads) > 0 {
 		it.waiting = true
 		it.on = &awaitSet{addrs: slices.Clone(it.reads)}
 	}
@@ -222,13 +225,15 @@ func (x *execution) spunOut(elig []int) bool {
 func (x *execution) livelock(elig []int) {
 	e := &LivelockError{Rounds: livelockRounds, Steps: len(x.steps)}
 	end := 0
-	for _, t := range elig {
-		line, last := x.lastIteration(t)
-		e.Spinning = append(e.Spinning, line)
-		end = max(end, last)
-	}
 	for _, th := range x.threads {
-		if th.state == stParked && !slices.Contains(elig, th.id) {
+		switch {
+		case th.state != stParked:
+		case slices.Contains(elig, th.id) || x.awaiting(th):
+			// An await is a spin DPOR does not run again: it spins too.
+			line, last := x.lastIteration(th.id)
+			e.Spinning = append(e.Spinning, line)
+			end = max(end, last)
+		default:
 			e.Blocked = append(e.Blocked, fmt.Sprintf("T%d %s %s", th.id, th.pending.op, x.cells.name(th.pending.addr)))
 		}
 	}
@@ -239,28 +244,35 @@ func (x *execution) livelock(elig []int) {
 }
 
 // lastIteration formats thread t's latest complete iteration (the steps
+// since its latest yield when it is parked at its next one, else those
 // between its last two yields), and returns the step, counted from 1, that
 // ends its first repetition since shared state last changed.
 func (x *execution) lastIteration(t int) (string, int) {
-	var yields []int // indexes of t's yield steps, latest first
-	// Every sleep since the last change is a yield: a timed one is a change.
-	for k := len(x.steps) - 1; k >= x.fair.lastChange && len(yields) < 2; k-- {
+	var sleeps []int // t's sleep steps, latest first
+	for k := len(x.steps) - 1; k >= 0 && len(sleeps) < 2; k-- {
 		if s := &x.steps[k]; s.Thread == t && s.Op == atomicx.OpSleep {
-			yields = append(yields, k)
+			sleeps = append(sleeps, k)
 		}
+	}
+	th := x.threads[t]
+	atYield := th.state == stParked && th.pending.yield()
+	from, to := 0, len(x.steps)
+	switch {
+	case atYield && len(sleeps) > 0:
+		from = sleeps[0] + 1
+	case !atYield && len(sleeps) == 2:
+		from, to = sleeps[1]+1, sleeps[0]+1
+	case !atYield && len(sleeps) == 1:
+		to = sleeps[0] + 1
 	}
 	var ops []string
-	from := 0
-	if len(yields) == 2 {
-		from = yields[1] + 1
-	}
-	for k := from; k < len(x.steps); k++ {
+	for k := from; k < to; k++ {
 		if s := &x.steps[k]; s.Thread == t {
-			ops = append(ops, strings.TrimPrefix(s.String(), fmt.Sprintf("T%d ", t)))
-			if s.Op == atomicx.OpSleep {
-				break
-			}
+			ops = append(ops, strings.Replace(s.String(), fmt.Sprintf("T%d ", t), "", 1))
 		}
+	}
+	if atYield {
+		ops = append(ops, atomicx.OpSleep.String())
 	}
 	// The first repetition since the last change: the iteration ending at
 	// t's second yield after it.
