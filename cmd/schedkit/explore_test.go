@@ -389,8 +389,8 @@ func TestExploreMistakes(t *testing.T) {
 	}
 	var o, e strings.Builder
 	assert.Equal(t, 0, inDir(t, "../..", func() int { return runExplore([]string{"-n", "./examples/stdring"}, &o, &e) }))
-	assert.Contains(t, o.String(), "examples/stdring/ring.go:19: \"sync/atomic\" -> atomic \"github.com/schedkit/schedkit/atomicx\"\n")
-	assert.Contains(t, o.String(), "examples/stdring/ring.go:25: sync -> atomicx\n")
+	assert.Contains(t, o.String(), "examples/stdring/ring.go:"+ringLine(t, "\t\"sync/atomic\"")+": \"sync/atomic\" -> atomic \"github.com/schedkit/schedkit/atomicx\"\n")
+	assert.Contains(t, o.String(), "examples/stdring/ring.go:"+ringLine(t, "sync.Mutex // serializes")+": sync -> atomicx\n")
 	assert.Regexp(t, `(?m)^go test -tags schedcheck -overlay \S+overlay.json ./examples/stdring$`, o.String())
 
 	// -rewrite: a dependency's non-test files are rewritten too, its tests
@@ -400,18 +400,30 @@ func TestExploreMistakes(t *testing.T) {
 	assert.Equal(t, 0, inDir(t, "../..", func() int {
 		return runExplore([]string{"-n", "-tags", "stdringbug", "-rewrite", "./examples/stdring", "./cmd/schedkit/testdata/explore/plain"}, &o, &e)
 	}), e.String())
-	assert.Contains(t, o.String(), "examples/stdring/ring.go:25: sync -> atomicx\n")
+	assert.Contains(t, o.String(), "examples/stdring/ring.go:"+ringLine(t, "sync.Mutex // serializes")+": sync -> atomicx\n")
 	assert.NotContains(t, o.String(), "ring_test.go")
 	assert.Regexp(t, `(?m)^go test -tags schedcheck,stdringbug -overlay \S+ ./cmd/schedkit/testdata/explore/plain$`, o.String())
 }
 
+// ringLine returns the number of the line of examples/stdring/ring.go
+// where text (which may span lines) starts.
+func ringLine(t *testing.T, text string) string {
+	t.Helper()
+	src, err := os.ReadFile("../../examples/stdring/ring.go")
+	require.NoError(t, err)
+	i := strings.Index(string(src), text)
+	require.GreaterOrEqual(t, i, 0, "ring.go has no %q", text)
+	return fmt.Sprint(strings.Count(string(src[:i]), "\n") + 1)
+}
+
 // TestExploreExample runs the command on examples/stdring, written on
-// sync/atomic and sync only: its explorer test passes on the correct ring,
+// sync/atomic and sync only: its explorer test and its linearizability
+// check against a FIFO model pass on the correct ring,
 // and on the seeded bug (-tags stdringbug) fails with a trace at the
 // ring's own lines and a replay line through the rewrite, which replays it.
 // It skips under -short: its three runs of go test took 14 s at load 10
-// (the first two 12 s with an empty build cache at load 6.5, 24 s at load
-// 21; a warm run of the buggy variant alone 1.6 to 3.7 s).
+// and 32 s at load 20 (a warm run of the buggy variant alone 1.6 to 3.7 s
+// at load 10).
 func TestExploreExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three runs of go test on examples/stdring, 14 s or more on a loaded machine: run without -short")
@@ -429,21 +441,23 @@ func TestExploreExample(t *testing.T) {
 		require.NoError(t, err, "%s", out)
 		return string(out), 0
 	}
-	out, code := run(nil, "explore", "./examples/stdring", "--", "-count=1", "-run", "TestExploreRing", "-v")
+	out, code := run(nil, "explore", "./examples/stdring", "--", "-count=1", "-run", "^(TestExploreRing|TestRingIsLinearizable)$", "-v")
 	require.Equal(t, 0, code, out)
 	assert.Regexp(t, `explore stdring: \d{3,} executions`, out)
+	assert.Regexp(t, `linearizability TestRingIsLinearizable: \d+ scenarios of 2 threads x 3 calls, \d{3,} executions`, out)
 	assert.Contains(t, out, "--- PASS: TestExploreRing")
+	assert.Contains(t, out, "--- PASS: TestRingIsLinearizable")
 
 	out, code = run(nil, "explore", "-tags", "stdringbug", "./examples/stdring", "--", "-count=1", "-run", "TestExploreRing")
 	require.Equal(t, 1, code, out)
 	assert.Contains(t, out, "--- FAIL: TestExploreRing")
-	assert.Regexp(t, `T\d store tail ← \d+\s+ring\.go:51`, out, "the early publication, at the ring's own line")
+	assert.Regexp(t, `T\d store tail ← \d+\s+ring\.go:`+ringLine(t, "r.tail.Store(t + 1)\n\t\tr.slots"), out, "the early publication, at the ring's own line")
 	m := regexp.MustCompile(`through the rewrite, here: SCHEDKIT_REPLAY='([^']+)' go run github.com/schedkit/schedkit/cmd/schedkit explore -tags stdringbug ./examples/stdring -- -count=1 -run '\^TestExploreRing\$'`).FindStringSubmatch(out)
 	require.NotNil(t, m, out)
 
 	out, code = run([]string{"SCHEDKIT_REPLAY=" + m[1]}, "explore", "-tags", "stdringbug", "./examples/stdring", "--", "-count=1", "-run", "^TestExploreRing$")
 	assert.Equal(t, 1, code, out)
 	assert.Contains(t, out, "replayed")
-	assert.Contains(t, out, "ring.go:68", "the replay fails where the search did: the consumer's read of the unwritten slot")
+	assert.Contains(t, out, "ring.go:"+ringLine(t, "v := *r.slots"), "the replay fails where the search did: the consumer's read of the unwritten slot")
 	t.Logf("three runs of the command: %v", time.Since(start).Round(10*time.Millisecond))
 }

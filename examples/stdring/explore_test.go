@@ -15,6 +15,18 @@ import (
 // scheduling point. Under a plain go test the explorer would see none.
 func rewritten() bool { return reflect.TypeFor[atomic.Uint64]().PkgPath() != "sync/atomic" }
 
+// named names r's cells in traces and returns r.
+func named(r *Ring[int]) *Ring[int] {
+	explore.Name(&r.mu, "mu")
+	explore.Name(&r.head, "head")
+	explore.Name(&r.tail, "tail")
+	explore.Name(&r.refused, "refused")
+	for i := range r.slots {
+		explore.Name(&r.slots[i], fmt.Sprintf("slots[%d]", i))
+	}
+	return r
+}
+
 // TestExploreRing: two producers and the consumer on a ring of two slots.
 // P0 pushes 1 then 2, P1 pushes 3, the consumer pops twice; Check drains
 // the rest. Every accepted item must come out exactly once, each producer's
@@ -26,13 +38,7 @@ func TestExploreRing(t *testing.T) {
 		t.Skip("run through the rewrite: go run ./cmd/schedkit explore ./examples/stdring")
 	}
 	explore.Check(t, explore.Options{Name: "stdring"}, func() explore.Run {
-		r := New[int](2)
-		explore.Name(&r.mu, "mu")
-		explore.Name(&r.head, "head")
-		explore.Name(&r.tail, "tail")
-		for i := range r.slots {
-			explore.Name(&r.slots[i], fmt.Sprintf("slots[%d]", i))
-		}
+		r := named(New[int](2))
 		var pushed [2][]int
 		var popped []int
 		push := func(p int, vs ...int) func() {

@@ -12,6 +12,12 @@
 // runqput stores the slot before its StoreRel of the tail). The seeded bug
 // (build tag stdringbug) publishes the tail first: a consumer that reads the
 // tail between the two finds the slot not yet written.
+//
+// Two tests explore it, both only through the rewrite (under a plain go
+// test they skip): TestExploreRing, a scenario of two producers and the
+// consumer with a hand-written check, and TestRingIsLinearizable, scenarios
+// generated from a bounded FIFO model alone (explore/lincheck). The seeded
+// bug fails both.
 package stdring
 
 import (
