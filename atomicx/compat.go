@@ -16,8 +16,10 @@ import (
 // word's address, so a plain int64 that the code reaches only through
 // AddInt64 and LoadInt64 is a cell like any other.
 //
-// And and Or are reported to the hook as a swap with the value they leave
-// (no Op of their own), so traces print them as "swap x ← new".
+// Read-modify-writes report both values (RMWHook's old -> new), as the
+// cells do; And and Or are reported as a swap from the old value to the
+// one they leave (no Op of their own). A Value's values are reported as
+// the stored interfaces' data words.
 
 // The function forms of sync/atomic on plain words. Each mirrors the
 // sync/atomic function of the same name.
@@ -26,7 +28,7 @@ import (
 func AddInt32(addr *int32, delta int32) (new int32) {
 	hookBefore(OpAdd, unsafe.Pointer(addr))
 	new = atomic.AddInt32(addr, delta)
-	hookAfter(OpAdd, unsafe.Pointer(addr), uint64(new))
+	hookRMW(OpAdd, unsafe.Pointer(addr), uint64(new-delta), uint64(new), true)
 	return new
 }
 
@@ -34,7 +36,7 @@ func AddInt32(addr *int32, delta int32) (new int32) {
 func AddInt64(addr *int64, delta int64) (new int64) {
 	hookBefore(OpAdd, unsafe.Pointer(addr))
 	new = atomic.AddInt64(addr, delta)
-	hookAfter(OpAdd, unsafe.Pointer(addr), uint64(new))
+	hookRMW(OpAdd, unsafe.Pointer(addr), uint64(new-delta), uint64(new), true)
 	return new
 }
 
@@ -42,7 +44,7 @@ func AddInt64(addr *int64, delta int64) (new int64) {
 func AddUint32(addr *uint32, delta uint32) (new uint32) {
 	hookBefore(OpAdd, unsafe.Pointer(addr))
 	new = atomic.AddUint32(addr, delta)
-	hookAfter(OpAdd, unsafe.Pointer(addr), uint64(new))
+	hookRMW(OpAdd, unsafe.Pointer(addr), uint64(new-delta), uint64(new), true)
 	return new
 }
 
@@ -50,7 +52,7 @@ func AddUint32(addr *uint32, delta uint32) (new uint32) {
 func AddUint64(addr *uint64, delta uint64) (new uint64) {
 	hookBefore(OpAdd, unsafe.Pointer(addr))
 	new = atomic.AddUint64(addr, delta)
-	hookAfter(OpAdd, unsafe.Pointer(addr), new)
+	hookRMW(OpAdd, unsafe.Pointer(addr), new-delta, new, true)
 	return new
 }
 
@@ -58,7 +60,7 @@ func AddUint64(addr *uint64, delta uint64) (new uint64) {
 func AddUintptr(addr *uintptr, delta uintptr) (new uintptr) {
 	hookBefore(OpAdd, unsafe.Pointer(addr))
 	new = atomic.AddUintptr(addr, delta)
-	hookAfter(OpAdd, unsafe.Pointer(addr), uint64(new))
+	hookRMW(OpAdd, unsafe.Pointer(addr), uint64(new-delta), uint64(new), true)
 	return new
 }
 
@@ -66,7 +68,7 @@ func AddUintptr(addr *uintptr, delta uintptr) (new uintptr) {
 func AndInt32(addr *int32, mask int32) (old int32) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.AndInt32(addr, mask)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(old&mask))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old&mask), true)
 	return old
 }
 
@@ -74,7 +76,7 @@ func AndInt32(addr *int32, mask int32) (old int32) {
 func AndInt64(addr *int64, mask int64) (old int64) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.AndInt64(addr, mask)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(old&mask))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old&mask), true)
 	return old
 }
 
@@ -82,7 +84,7 @@ func AndInt64(addr *int64, mask int64) (old int64) {
 func AndUint32(addr *uint32, mask uint32) (old uint32) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.AndUint32(addr, mask)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(old&mask))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old&mask), true)
 	return old
 }
 
@@ -90,7 +92,7 @@ func AndUint32(addr *uint32, mask uint32) (old uint32) {
 func AndUint64(addr *uint64, mask uint64) (old uint64) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.AndUint64(addr, mask)
-	hookAfter(OpSwap, unsafe.Pointer(addr), old&mask)
+	hookRMW(OpSwap, unsafe.Pointer(addr), old, old&mask, true)
 	return old
 }
 
@@ -98,7 +100,7 @@ func AndUint64(addr *uint64, mask uint64) (old uint64) {
 func AndUintptr(addr *uintptr, mask uintptr) (old uintptr) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.AndUintptr(addr, mask)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(old&mask))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old&mask), true)
 	return old
 }
 
@@ -106,7 +108,7 @@ func AndUintptr(addr *uintptr, mask uintptr) (old uintptr) {
 func OrInt32(addr *int32, mask int32) (old int32) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.OrInt32(addr, mask)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(old|mask))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old|mask), true)
 	return old
 }
 
@@ -114,7 +116,7 @@ func OrInt32(addr *int32, mask int32) (old int32) {
 func OrInt64(addr *int64, mask int64) (old int64) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.OrInt64(addr, mask)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(old|mask))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old|mask), true)
 	return old
 }
 
@@ -122,7 +124,7 @@ func OrInt64(addr *int64, mask int64) (old int64) {
 func OrUint32(addr *uint32, mask uint32) (old uint32) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.OrUint32(addr, mask)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(old|mask))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old|mask), true)
 	return old
 }
 
@@ -130,7 +132,7 @@ func OrUint32(addr *uint32, mask uint32) (old uint32) {
 func OrUint64(addr *uint64, mask uint64) (old uint64) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.OrUint64(addr, mask)
-	hookAfter(OpSwap, unsafe.Pointer(addr), old|mask)
+	hookRMW(OpSwap, unsafe.Pointer(addr), old, old|mask, true)
 	return old
 }
 
@@ -138,7 +140,7 @@ func OrUint64(addr *uint64, mask uint64) (old uint64) {
 func OrUintptr(addr *uintptr, mask uintptr) (old uintptr) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.OrUintptr(addr, mask)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(old|mask))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old|mask), true)
 	return old
 }
 
@@ -147,7 +149,11 @@ func OrUintptr(addr *uintptr, mask uintptr) (old uintptr) {
 func CompareAndSwapInt32(addr *int32, old, new int32) (swapped bool) {
 	hookBefore(OpCAS, unsafe.Pointer(addr))
 	swapped = atomic.CompareAndSwapInt32(addr, old, new)
-	hookAfter(OpCAS, unsafe.Pointer(addr), bool2u(swapped))
+	seen := old
+	if !swapped && hookActive() {
+		seen = atomic.LoadInt32(addr) // what made it fail: no other explored thread runs in between
+	}
+	hookRMW(OpCAS, unsafe.Pointer(addr), uint64(seen), uint64(new), swapped)
 	return swapped
 }
 
@@ -156,7 +162,11 @@ func CompareAndSwapInt32(addr *int32, old, new int32) (swapped bool) {
 func CompareAndSwapInt64(addr *int64, old, new int64) (swapped bool) {
 	hookBefore(OpCAS, unsafe.Pointer(addr))
 	swapped = atomic.CompareAndSwapInt64(addr, old, new)
-	hookAfter(OpCAS, unsafe.Pointer(addr), bool2u(swapped))
+	seen := old
+	if !swapped && hookActive() {
+		seen = atomic.LoadInt64(addr) // what made it fail: no other explored thread runs in between
+	}
+	hookRMW(OpCAS, unsafe.Pointer(addr), uint64(seen), uint64(new), swapped)
 	return swapped
 }
 
@@ -165,7 +175,11 @@ func CompareAndSwapInt64(addr *int64, old, new int64) (swapped bool) {
 func CompareAndSwapUint32(addr *uint32, old, new uint32) (swapped bool) {
 	hookBefore(OpCAS, unsafe.Pointer(addr))
 	swapped = atomic.CompareAndSwapUint32(addr, old, new)
-	hookAfter(OpCAS, unsafe.Pointer(addr), bool2u(swapped))
+	seen := old
+	if !swapped && hookActive() {
+		seen = atomic.LoadUint32(addr) // what made it fail: no other explored thread runs in between
+	}
+	hookRMW(OpCAS, unsafe.Pointer(addr), uint64(seen), uint64(new), swapped)
 	return swapped
 }
 
@@ -174,7 +188,11 @@ func CompareAndSwapUint32(addr *uint32, old, new uint32) (swapped bool) {
 func CompareAndSwapUint64(addr *uint64, old, new uint64) (swapped bool) {
 	hookBefore(OpCAS, unsafe.Pointer(addr))
 	swapped = atomic.CompareAndSwapUint64(addr, old, new)
-	hookAfter(OpCAS, unsafe.Pointer(addr), bool2u(swapped))
+	seen := old
+	if !swapped && hookActive() {
+		seen = atomic.LoadUint64(addr) // what made it fail: no other explored thread runs in between
+	}
+	hookRMW(OpCAS, unsafe.Pointer(addr), seen, new, swapped)
 	return swapped
 }
 
@@ -183,7 +201,11 @@ func CompareAndSwapUint64(addr *uint64, old, new uint64) (swapped bool) {
 func CompareAndSwapUintptr(addr *uintptr, old, new uintptr) (swapped bool) {
 	hookBefore(OpCAS, unsafe.Pointer(addr))
 	swapped = atomic.CompareAndSwapUintptr(addr, old, new)
-	hookAfter(OpCAS, unsafe.Pointer(addr), bool2u(swapped))
+	seen := old
+	if !swapped && hookActive() {
+		seen = atomic.LoadUintptr(addr) // what made it fail: no other explored thread runs in between
+	}
+	hookRMW(OpCAS, unsafe.Pointer(addr), uint64(seen), uint64(new), swapped)
 	return swapped
 }
 
@@ -192,7 +214,11 @@ func CompareAndSwapUintptr(addr *uintptr, old, new uintptr) (swapped bool) {
 func CompareAndSwapPointer(addr *unsafe.Pointer, old, new unsafe.Pointer) (swapped bool) {
 	hookBefore(OpCAS, unsafe.Pointer(addr))
 	swapped = atomic.CompareAndSwapPointer(addr, old, new)
-	hookAfter(OpCAS, unsafe.Pointer(addr), bool2u(swapped))
+	seen := old
+	if !swapped && hookActive() {
+		seen = atomic.LoadPointer(addr) // what made it fail: no other explored thread runs in between
+	}
+	hookRMW(OpCAS, unsafe.Pointer(addr), uint64(uintptr(seen)), uint64(uintptr(new)), swapped)
 	return swapped
 }
 
@@ -290,7 +316,7 @@ func StorePointer(addr *unsafe.Pointer, val unsafe.Pointer) {
 func SwapInt32(addr *int32, new int32) (old int32) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.SwapInt32(addr, new)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(new))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(new), true)
 	return old
 }
 
@@ -298,7 +324,7 @@ func SwapInt32(addr *int32, new int32) (old int32) {
 func SwapInt64(addr *int64, new int64) (old int64) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.SwapInt64(addr, new)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(new))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(new), true)
 	return old
 }
 
@@ -306,7 +332,7 @@ func SwapInt64(addr *int64, new int64) (old int64) {
 func SwapUint32(addr *uint32, new uint32) (old uint32) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.SwapUint32(addr, new)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(new))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(new), true)
 	return old
 }
 
@@ -314,7 +340,7 @@ func SwapUint32(addr *uint32, new uint32) (old uint32) {
 func SwapUint64(addr *uint64, new uint64) (old uint64) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.SwapUint64(addr, new)
-	hookAfter(OpSwap, unsafe.Pointer(addr), new)
+	hookRMW(OpSwap, unsafe.Pointer(addr), old, new, true)
 	return old
 }
 
@@ -322,7 +348,7 @@ func SwapUint64(addr *uint64, new uint64) (old uint64) {
 func SwapUintptr(addr *uintptr, new uintptr) (old uintptr) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.SwapUintptr(addr, new)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(new))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(new), true)
 	return old
 }
 
@@ -330,7 +356,7 @@ func SwapUintptr(addr *uintptr, new uintptr) (old uintptr) {
 func SwapPointer(addr *unsafe.Pointer, new unsafe.Pointer) (old unsafe.Pointer) {
 	hookBefore(OpSwap, unsafe.Pointer(addr))
 	old = atomic.SwapPointer(addr, new)
-	hookAfter(OpSwap, unsafe.Pointer(addr), uint64(uintptr(new)))
+	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(uintptr(old)), uint64(uintptr(new)), true)
 	return old
 }
 
@@ -338,7 +364,7 @@ func SwapPointer(addr *unsafe.Pointer, new unsafe.Pointer) (old unsafe.Pointer) 
 func (x *Int32) And(mask int32) (old int32) {
 	hookBefore(OpSwap, unsafe.Pointer(x))
 	old = x.v.And(mask)
-	hookAfter(OpSwap, unsafe.Pointer(x), uint64(old&mask))
+	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old&mask), true)
 	return old
 }
 
@@ -346,7 +372,7 @@ func (x *Int32) And(mask int32) (old int32) {
 func (x *Int32) Or(mask int32) (old int32) {
 	hookBefore(OpSwap, unsafe.Pointer(x))
 	old = x.v.Or(mask)
-	hookAfter(OpSwap, unsafe.Pointer(x), uint64(old|mask))
+	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old|mask), true)
 	return old
 }
 
@@ -354,7 +380,7 @@ func (x *Int32) Or(mask int32) (old int32) {
 func (x *Int64) And(mask int64) (old int64) {
 	hookBefore(OpSwap, unsafe.Pointer(x))
 	old = x.v.And(mask)
-	hookAfter(OpSwap, unsafe.Pointer(x), uint64(old&mask))
+	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old&mask), true)
 	return old
 }
 
@@ -362,7 +388,7 @@ func (x *Int64) And(mask int64) (old int64) {
 func (x *Int64) Or(mask int64) (old int64) {
 	hookBefore(OpSwap, unsafe.Pointer(x))
 	old = x.v.Or(mask)
-	hookAfter(OpSwap, unsafe.Pointer(x), uint64(old|mask))
+	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old|mask), true)
 	return old
 }
 
@@ -370,7 +396,7 @@ func (x *Int64) Or(mask int64) (old int64) {
 func (x *Uint32) And(mask uint32) (old uint32) {
 	hookBefore(OpSwap, unsafe.Pointer(x))
 	old = x.v.And(mask)
-	hookAfter(OpSwap, unsafe.Pointer(x), uint64(old&mask))
+	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old&mask), true)
 	return old
 }
 
@@ -378,7 +404,7 @@ func (x *Uint32) And(mask uint32) (old uint32) {
 func (x *Uint32) Or(mask uint32) (old uint32) {
 	hookBefore(OpSwap, unsafe.Pointer(x))
 	old = x.v.Or(mask)
-	hookAfter(OpSwap, unsafe.Pointer(x), uint64(old|mask))
+	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old|mask), true)
 	return old
 }
 
@@ -386,7 +412,7 @@ func (x *Uint32) Or(mask uint32) (old uint32) {
 func (x *Uint64) And(mask uint64) (old uint64) {
 	hookBefore(OpSwap, unsafe.Pointer(x))
 	old = x.v.And(mask)
-	hookAfter(OpSwap, unsafe.Pointer(x), old&mask)
+	hookRMW(OpSwap, unsafe.Pointer(x), old, old&mask, true)
 	return old
 }
 
@@ -394,7 +420,7 @@ func (x *Uint64) And(mask uint64) (old uint64) {
 func (x *Uint64) Or(mask uint64) (old uint64) {
 	hookBefore(OpSwap, unsafe.Pointer(x))
 	old = x.v.Or(mask)
-	hookAfter(OpSwap, unsafe.Pointer(x), old|mask)
+	hookRMW(OpSwap, unsafe.Pointer(x), old, old|mask, true)
 	return old
 }
 
@@ -449,7 +475,7 @@ func (x *Value) Store(val any) {
 func (x *Value) Swap(new any) (old any) {
 	hookBefore(OpSwap, unsafe.Pointer(x))
 	old = x.v.Swap(new)
-	hookAfter(OpSwap, unsafe.Pointer(x), anyWord(new))
+	hookRMW(OpSwap, unsafe.Pointer(x), anyWord(old), anyWord(new), true)
 	return old
 }
 
@@ -457,7 +483,11 @@ func (x *Value) Swap(new any) (old any) {
 func (x *Value) CompareAndSwap(old, new any) (swapped bool) {
 	hookBefore(OpCAS, unsafe.Pointer(x))
 	swapped = x.v.CompareAndSwap(old, new)
-	hookAfter(OpCAS, unsafe.Pointer(x), bool2u(swapped))
+	seen := old
+	if !swapped && hookActive() {
+		seen = x.v.Load()
+	}
+	hookRMW(OpCAS, unsafe.Pointer(x), anyWord(seen), anyWord(new), swapped)
 	return swapped
 }
 
@@ -465,13 +495,6 @@ func (x *Value) CompareAndSwap(old, new any) (swapped bool) {
 // for the explorer's traces and end states.
 func anyWord(v any) uint64 {
 	return uint64((*[2]uintptr)(unsafe.Pointer(&v))[1])
-}
-
-func bool2u(ok bool) uint64 {
-	if ok {
-		return 1
-	}
-	return 0
 }
 
 // Once performs one action, as sync.Once, on a Uint32 and a Mutex: under

@@ -7,10 +7,12 @@ import (
 	"unsafe"
 )
 
-// hookBefore and hookAfter are compat.go's view of the hook: nothing in a
-// normal build, where they inline away.
-func hookBefore(Op, unsafe.Pointer)        {}
-func hookAfter(Op, unsafe.Pointer, uint64) {}
+// hookBefore, hookAfter, hookRMW and hookActive are compat.go's view of
+// the hook: nothing in a normal build, where they inline away.
+func hookBefore(Op, unsafe.Pointer)                    {}
+func hookAfter(Op, unsafe.Pointer, uint64)             {}
+func hookRMW(Op, unsafe.Pointer, uint64, uint64, bool) {}
+func hookActive() bool                                 { return false }
 
 // TryLock tries to lock m and reports whether it did, as sync.Mutex.TryLock.
 func (m *Mutex) TryLock() bool { return m.mu.TryLock() }

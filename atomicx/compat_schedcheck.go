@@ -10,6 +10,9 @@ import (
 
 func hookBefore(op Op, p unsafe.Pointer)          { before(op, p) }
 func hookAfter(op Op, p unsafe.Pointer, v uint64) { after(op, p, v) }
+func hookActive() bool                            { return hooked() }
+
+func hookRMW(op Op, p unsafe.Pointer, old, new uint64, ok bool) { afterRMW(op, p, old, new, ok) }
 
 // TryLock tries to lock m and reports whether it did, as sync.Mutex.TryLock.
 // Under the explorer it is a scheduling point that never blocks, traced as a

@@ -108,3 +108,42 @@ func TestExploreRWMutexWaitingWriterBlocksReaders(t *testing.T) {
 		}}}
 	})
 }
+
+// rmw is one AfterRMW report.
+type rmw struct {
+	op       atomicx.Op
+	old, new uint64
+	ok       bool
+}
+
+// rmwRecorder is a Hook that sees both values of a read-modify-write.
+type rmwRecorder struct {
+	recorder
+	rmws []rmw
+}
+
+func (r *rmwRecorder) AfterRMW(op atomicx.Op, _ uintptr, old, new uint64, ok bool) {
+	r.rmws = append(r.rmws, rmw{op, old, new, ok})
+}
+
+// TestFunctionFormsReportOldAndNew: the function forms report old -> new to
+// an RMWHook as the cells do, a failed CAS with the value that made it fail.
+func TestFunctionFormsReportOldAndNew(t *testing.T) {
+	rec := &rmwRecorder{}
+	restore := atomicx.SetHook(rec)
+	w := int64(4)
+	var u uint32 = 1
+	atomicx.AddInt64(&w, 1)
+	atomicx.CompareAndSwapInt64(&w, 9, 1)
+	atomicx.CompareAndSwapInt64(&w, 5, 7)
+	atomicx.SwapInt64(&w, 2)
+	atomicx.OrUint32(&u, 6)
+	restore()
+	assert.Equal(t, []rmw{
+		{atomicx.OpAdd, 4, 5, true},
+		{atomicx.OpCAS, 5, 1, false}, // saw 5
+		{atomicx.OpCAS, 5, 7, true},
+		{atomicx.OpSwap, 7, 2, true},
+		{atomicx.OpSwap, 1, 7, true}, // Or: a swap from the old value to the one it leaves
+	}, rec.rmws)
+}
