@@ -561,9 +561,10 @@
 // it would see no scheduling point, so examples/stdring's test skips unless
 // reflect finds atomic.Uint64 outside sync/atomic. A failure's replay goes
 // through the command too (the line after the replay line), and -n prints
-// the rewrite. examples/stdring, a ring on sync/atomic and sync.Mutex, and
-// its seeded bug (-tags stdringbug) are run by cmd/schedkit's
-// TestExploreExample; TestRewriteGolden holds the rewrite of each form,
+// the rewrite. examples/stdring, a ring on sync/atomic and sync.Mutex,
+// checked by a scenario and, from a bounded FIFO model alone, by
+// explore/lincheck, and its seeded bug (-tags stdringbug) are run by
+// cmd/schedkit's TestExploreExample; TestRewriteGolden holds the rewrite of each form,
 // TestRewriteReportsUnsupported the reports, and
 // TestRewriteCoversTheStandardLibrary checks atomicx against every name and
 // method of sync/atomic and sync.
