@@ -121,7 +121,7 @@ func TestUnfairSchedulingStarvesTheReleaser(t *testing.T) {
 		{Name: "unfair-spinners-dfs"},
 		{Name: "unfair-spinners-pct", Mode: explore.PCT, Seed: 1, MaxExecutions: 200},
 	} {
-		opts.MaxSteps = 500
+		opts.MaxSteps = 150
 		res, err := explore.Explore(opts, twoSpinnersAndAReleaser)
 		require.NoError(t, err)
 		require.NotNil(t, res.Failure, "%s: unfair scheduling passed: %s", opts.Name, res.Summary())
