@@ -59,6 +59,13 @@
 //	                       Ms run timers at their scheduling points: checkTimers
 //	                       in schedule), and with its one P in a call it sleeps
 //	                       in nanosleep (the runtime's usleep)
+//	helpRetake             retake's _Psyscall case (pp.syscallwhen: callSince) done
+//	                       by an M between tasks (every kickEvery tasks while a
+//	                       call is in progress), since sysmon's round waits for a
+//	                       Go P: a call past SyscallThreshold while work waits is
+//	                       retaken at the threshold plus a few tasks
+//	                       (TestSyscallLateSysmonKicked; TestSyscallShortNotHelped:
+//	                       not before it; HelpRetakeEarly)
 //	boot                   no runtime counterpart (it makes Ms only in startm's
 //	                       newm): New returns once its Procs Ms have parked
 //	Task.Blocking          entersyscallblock (handoffp at once), then exitsyscall
@@ -678,7 +685,7 @@
 //	                                                    JoinErrAfterDone, JoinPushNoWake,
 //	                                                    OutsideGroupKeepsKids,
 //	                                                    SubmitSkipsWakeAlways, BootNoWait,
-//	                                                    SysmonNotKicked, SysmonNoUsleep,
+//	                                                    SysmonNotKicked, SysmonNoUsleep, HelpRetakeEarly,
 //	                                                    AbandonIgnoresInflight, AbandonNoSecondLook,
 //	                                                    SubmitSkipsWakeOnBacklog,
 //	                                                    RetakeServesWaiterFirst, SyscallTickAfterStatus,

@@ -146,8 +146,9 @@ const (
 	// at once finds no idle M and makes one more (newm), and the boot M
 	// it raced with parks unused.
 	bootNoWait
-	// SysmonNotKicked: an M never wakes a sysmon whose round is overdue
-	// while a call is in pSyscall, so a call's retake waits on the Go
+	// SysmonNotKicked: an M never acts for a late sysmon while a call is
+	// in pSyscall: it neither retakes the call's P itself (helpRetake) nor
+	// wakes a sysmon whose round is overdue, so a call's retake waits on the Go
 	// timer, which is a millisecond late when Go's Ps idle, or a yield
 	// period late when every Go P runs an M.
 	sysmonNotKicked
@@ -155,6 +156,11 @@ const (
 	// while the one P is in a call and no M runs, so with every Go P idle its 20µs lasts netpoll's
 	// millisecond, and a blocked call keeps its P with work waiting.
 	sysmonNoUsleep
+	// HelpRetakeEarly: an M's look between tasks (helpRetake) retakes a
+	// P in pSyscall as soon as work waits for it, without the call having
+	// lasted SyscallThreshold, so short calls lose their P and cost a
+	// handoff and an M.
+	helpRetakeEarly
 	// GlobalFreeNoZero: a record that a P with a full free list sends to
 	// the global list (gfspill) is not zeroed, so the task that reuses it,
 	// an outside submit or another P's spawn, inherits the fields its last
@@ -407,6 +413,7 @@ var mutationNames = [...]string{
 	bootNoWait:               "BootNoWait",
 	sysmonNotKicked:          "SysmonNotKicked",
 	sysmonNoUsleep:           "SysmonNoUsleep",
+	helpRetakeEarly:          "HelpRetakeEarly",
 
 	globalFreeNoZero: "GlobalFreeNoZero",
 	spillKeepsLocal:  "SpillKeepsLocal",

@@ -72,6 +72,11 @@ type proc struct {
 	// sysmon tells one long call from a run of short ones (the runtime's
 	// p.syscalltick). The holder is its only writer: a load and a store.
 	syscalltick atomicx.Uint32
+	// callSince is when the call in pSyscall began (Nanotime, stored by
+	// the holder before its CAS to pSyscall), so that an M between tasks
+	// can judge the call's age without sysmon (helpRetake): the runtime's
+	// pp.syscallwhen.
+	callSince atomicx.Int64
 
 	// Used only by the holder in pSched or pSpawn.
 	q      runnext.Queue[task]

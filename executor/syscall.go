@@ -1,10 +1,13 @@
 package executor
 
 // The optimistic system-call path (the runtime's entersyscall and
-// exitsyscall): a call keeps its P in pSyscall, and only sysmon hands the
-// P off, if the call is still in progress after Config.SyscallThreshold
-// while work waits (retakeSyscall). Task.Blocking is the pessimistic path
+// exitsyscall): a call keeps its P in pSyscall, and only sysmon, or an M
+// between its tasks in sysmon's stead (helpRetake), hands the P off, if
+// the call is still in progress after Config.SyscallThreshold while work
+// waits (retakeSyscall). Task.Blocking is the pessimistic path
 // (entersyscallblock): it hands the P off before the call.
+
+import "github.com/schedkit/schedkit/atomicx"
 
 // Syscall runs f, a call that may block but usually returns soon (a read of
 // a small file, a lock held briefly, a system call that seldom waits),
@@ -84,6 +87,7 @@ func (e *Executor) entersyscall(w *worker) (p *proc, inner bool) {
 	for {
 		switch p.status.Load() {
 		case me:
+			p.callSince.Store(atomicx.Nanotime()) // before the word says pSyscall: helpRetake reads them in the other order
 			if mutant == syscallTickAfterStatus {
 				if !p.status.CompareAndSwap(me, own(w.id, pSyscall)) {
 					continue

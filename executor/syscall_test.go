@@ -269,6 +269,75 @@ func syscallKicked(global bool) scenario {
 	}
 }
 
+// syscallShortHelped: the same two Ps as syscallKicked, sysmon's Go
+// timer 1ms late, a chain of 5µs tasks on one P, and on the other a task
+// that queues work (in its runnext, or global: from outside with no P
+// idle) and then makes a call of 60µs under a SyscallThreshold of 100µs.
+// The chain's M looks at the call's P every kickEvery tasks (helpRetake)
+// and must leave it: the call has not lasted its threshold, so it keeps
+// its P (no retake, no handoff) and the queued task runs after it. An M
+// that retook as soon as work waits would take the P at its first look,
+// 20µs into the call.
+func syscallShortHelped(global bool) scenario {
+	return func(t *testing.T) error {
+		defer executor.SetSysmonLate(time.Millisecond)()
+		e, err := executor.New(executor.Config{Procs: 2, SyscallThreshold: 100 * time.Microsecond})
+		if err != nil {
+			return err
+		}
+		var stop atomic.Bool
+		chainRuns := make(chan struct{})
+		var links atomic.Int64
+		var chain func(executor.Task)
+		chain = func(t executor.Task) {
+			if links.Add(1) == 1 {
+				close(chainRuns)
+			}
+			time.Sleep(5 * time.Microsecond) // holding its P
+			if !stop.Load() && links.Load() < 200000 {
+				t.Go(chain)
+			}
+		}
+		if err := e.Go(chain); err != nil {
+			return err
+		}
+		<-chainRuns
+		ranQ := make(chan struct{})
+		q := func(executor.Task) { close(ranQ) }
+		inCall := make(chan struct{})
+		back := make(chan struct{})
+		if err := e.Go(func(t executor.Task) {
+			if !global {
+				t.Go(q) // waits in this P's runnext
+			}
+			_ = t.Syscall(func() {
+				close(inCall)
+				time.Sleep(60 * time.Microsecond)
+			})
+			close(back)
+		}); err != nil {
+			return err
+		}
+		<-inCall
+		if global {
+			if err := e.Go(q); err != nil {
+				return err
+			}
+		}
+		<-back
+		<-ranQ
+		stop.Store(true)
+		if err := e.Close(); err != nil {
+			return err
+		}
+		if s := e.Stats(); s.Total.Retakes != 0 || s.MaxCalls != 1 {
+			return fmt.Errorf("a 60µs call under a 100µs threshold, work waiting (global %v), an M looking every few 5µs tasks: %d retakes, %d calls at most at once; want 0, 1 (a call keeps its P until its threshold)",
+				global, s.Total.Retakes, s.MaxCalls)
+		}
+		return nil
+	}
+}
+
 // syscallNoMRuns: on 1 P the P is in a call (so no M runs to wake a late
 // sysmon) with sysmon's Go timer made 1ms late (SetSysmonLate), and work
 // waits: in the caller's runnext, or (global) submitted from outside once
@@ -647,6 +716,14 @@ func TestSyscallLateSysmonKicked(t *testing.T) {
 	for _, global := range []bool{false, true} {
 		t.Run(fmt.Sprintf("global=%v", global), func(t *testing.T) {
 			require.NoError(t, inBubble(t, syscallKicked(global)))
+		})
+	}
+}
+
+func TestSyscallShortNotHelped(t *testing.T) {
+	for _, global := range []bool{false, true} {
+		t.Run(fmt.Sprintf("global=%v", global), func(t *testing.T) {
+			require.NoError(t, inBubble(t, syscallShortHelped(global)))
 		})
 	}
 }

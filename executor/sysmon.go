@@ -182,8 +182,10 @@ func (e *Executor) wakeSysmonForCall() {
 	}
 }
 
-// kickSysmon is an M's look, every kickEvery tasks, at a sysmon that
-// sleeps while a call is in pSyscall: if the sleep should have ended
+// kickSysmon is an M's look, every kickEvery tasks, at the calls in
+// progress: it first retakes a call's P past its threshold itself
+// (helpRetake), then looks at a sysmon that sleeps while a call is in
+// pSyscall: if the sleep should have ended
 // (sysmonDue), the M wakes it. One load while no call is in pSyscall.
 // The woken sysmon runs on an idle Go P, or with GOMAXPROCS 1 at the M's
 // next yield: a runtime.Gosched per kick (one per sysmon round) sent the
@@ -192,12 +194,44 @@ func (e *Executor) wakeSysmonForCall() {
 // a thread of its own, late only when the OS is; checkTimers in schedule,
 // the Ms running timers at their scheduling points, is the nearest thing.
 func (e *Executor) kickSysmon() {
+	if mutant != sysmonNotKicked && e.calls.Load() != 0 {
+		e.helpRetake()
+	}
 	due := e.sysmonDue.Load()
 	if due == 0 || mutant == sysmonNotKicked || atomicx.Nanotime() < due {
 		return
 	}
 	if e.sysmonDozing.Load() == dozeAtPace && e.sysmonDozing.CompareAndSwap(dozeAtPace, 0) {
 		e.sysmonNote.Wakeup()
+	}
+}
+
+// helpRetake is sysmon's retake of a call's P (retakeSyscall) done by an
+// M between tasks: a P in pSyscall whose call began (callSince) at least
+// SyscallThreshold ago while work waits for it (waitsFor), or a Slice ago
+// in any case, is retaken and handed off (retake) by the M that looks, so
+// the retake comes at the threshold plus at most kickEvery tasks, not at
+// sysmon's next round, which waits for a Go P like any goroutine (110µs
+// measured for a 20µs threshold on 2 Ps). Its CAS races sysmon's and the
+// call's return as theirs race each other. The runtime has no such path:
+// its sysmon is a thread of its own, late only when the OS is.
+func (e *Executor) helpRetake() {
+	now := atomicx.Nanotime()
+	for _, p := range e.ps {
+		s := p.status.Load()
+		if s&stateMask != pSyscall {
+			continue
+		}
+		since := p.callSince.Load()
+		long := now - since
+		if long < int64(e.cfg.SyscallThreshold) && mutant != helpRetakeEarly || long < int64(e.cfg.Slice) && !e.waitsFor(p) {
+			continue
+		}
+		w := p.m.Load()
+		if w == nil || own(w.id, pSyscall) != s || p.callSince.Load() != since {
+			continue // the call ended (the CAS could not tell a new one)
+		}
+		e.retake(w, p, s)
 	}
 }
 

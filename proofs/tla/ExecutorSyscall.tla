@@ -26,6 +26,14 @@
 (* and with work only in the global queue (C2, or C1's exitToken), and C1, *)
 (* back from its retaken call, can wait for the P of C2's call.            *)
 (*                                                                         *)
+(* An M of another P (not modelled) does the same retake between its     *)
+(* tasks (helpRetake: HelpRetake), judging the call's age by the call's    *)
+(* own start (callSince) instead of sysmon's notes, so it may act at any   *)
+(* moment once the call has lasted its threshold. Time passes at sysmon's  *)
+(* rounds (SysAge ages the call too): a clock of its own for the helper    *)
+(* (a CallAge step) made 10,954 states against 3,321 and found nothing     *)
+(* more (a one-off run, proofs/tla/README.md).                             *)
+(*                                                                         *)
 (* Scaled and merged: one P, so HandoffP always starts an M (work waits,   *)
 (* or no P is idle and no M spins: handoffp's spinning start), and wakeIfIdle *)
 (* never finds a P idle beside its caller. Spinning is abstracted: Wakep   *)
@@ -58,9 +66,13 @@ CONSTANTS
 \*   SyscallAgeFromEarlierCall a new call is noted (seenCall) with the
 \*                             earlier call's time kept (seenCallWhen): its
 \*                             age is the earlier call's
+\*   HelpRetakeEarly           an M's retake between its tasks (helpRetake)
+\*                             does not wait for the call's threshold (the
+\*                             Go mutation)
 Mutants == {"none", "SyscallNeverRetaken", "SyscallExitIgnoresRetake",
             "SyscallRetakeWhenNothingWaits", "NoHandToWaiter",
-            "ExitTokenNoWake", "HandToWaiterNoWake", "SyscallAgeFromEarlierCall"}
+            "ExitTokenNoWake", "HandToWaiterNoWake", "SyscallAgeFromEarlierCall",
+            "HelpRetakeEarly"}
 
 ASSUME /\ NM \in Nat /\ NM >= 2 /\ NM <= 4
        /\ Mutant \in Mutants
@@ -93,16 +105,18 @@ VARIABLES
     ctick,    \* the P's syscalltick
     seen,     \* sysmon's seenCall
     age,      \* how long sysmon has seen the call seen (0, 1 threshold, 2 Slice)
-    cage,     \* history: how long sysmon has seen the current call itself (capped at 2)
+    cage,     \* how long the current call itself has lasted (capped at 2): sysmon's
+              \* history of it, and what helpRetake reads (callSince)
     spc,      \* sysmon: "idle", "cas" (decided to retake), "hand" (took the P)
     sw,       \* the holder in the status word sysmon loaded
     started,  \* tasks that have started
     done,     \* tasks that have ended
     maxBlk,   \* the most calls blocked at once so far (Blocked)
-    idleRetake \* history: sysmon decided to retake before a Slice with nothing waiting
+    idleRetake, \* history: a retake decided before a Slice with nothing waiting
+    hearly    \* history: helpRetake took a call's P before the call's threshold
 
 vars == <<glob, lq, st, pidle, pend, made, pc, wp, cur, note, xw, tpc, ctick,
-          seen, age, cage, spc, sw, started, done, maxBlk, idleRetake>>
+          seen, age, cage, spc, sw, started, done, maxBlk, idleRetake, hearly>>
 
 \* An M's places: "none" not made; "park" on the idle M list; "find"
 \* findRunnable (the P in pSched); "run" its task's body (pTask); "incall"
@@ -126,6 +140,7 @@ Init ==
     /\ tpc = [t \in Tasks |-> 0]
     /\ ctick = 0 /\ seen = 0 /\ age = 0 /\ cage = 0 /\ spc = "idle" /\ sw = 0
     /\ started = {} /\ done = {} /\ maxBlk = 0 /\ idleRetake = FALSE
+    /\ hearly = FALSE
 
 \* The calls blocked: in f, or back from f and not yet offered to a retake
 \* (handToWaiter sees a waiter only once its exitWait is 1).
@@ -198,7 +213,7 @@ FindRunnable(m) ==
        ELSE /\ st' = Idle /\ pidle' = TRUE
             /\ pc' = [pc EXCEPT ![m] = "park"] /\ wp' = [wp EXCEPT ![m] = FALSE]
             /\ UNCHANGED <<glob, lq, pend, made, cur, note, xw, started>>
-    /\ UNCHANGED <<tpc, ctick, seen, age, cage, spc, sw, done, maxBlk, idleRetake>>
+    /\ UNCHANGED <<tpc, ctick, seen, age, cage, spc, sw, done, maxBlk, idleRetake, hearly>>
 
 (***************************************************************************)
 (* The task's body on M m. "spawn": Task.Go into the P's queue (the holder *)
@@ -213,7 +228,7 @@ Spawn(m) ==
     /\ pc[m] = "run" /\ Op(m) = "spawn" /\ st = Own(m, "task")
     /\ lq' = Append(lq, "Q") /\ Step(m)
     /\ UNCHANGED <<glob, st, pidle, pend, made, pc, wp, cur, note, xw, ctick,
-                   seen, age, cage, spc, sw, started, done, maxBlk, idleRetake>>
+                   seen, age, cage, spc, sw, started, done, maxBlk, idleRetake, hearly>>
 
 Enter(m) ==
     /\ pc[m] = "run" /\ Op(m) = "call" /\ st = Own(m, "task")
@@ -222,14 +237,14 @@ Enter(m) ==
     /\ maxBlk' = IF Cardinality(Blocked) + 1 > maxBlk THEN Cardinality(Blocked) + 1 ELSE maxBlk
     /\ cage' = 0
     /\ UNCHANGED <<glob, lq, pidle, pend, made, wp, cur, note, xw, seen, age,
-                   spc, sw, started, done, idleRetake>>
+                   spc, sw, started, done, idleRetake, hearly>>
 
 End(m) ==
     /\ pc[m] = "run" /\ Op(m) = "end" /\ st = Own(m, "task")
     /\ st' = Own(m, "sched") /\ pc' = [pc EXCEPT ![m] = "find"]
     /\ done' = done \cup {cur[m]} /\ cur' = [cur EXCEPT ![m] = NoT] /\ Step(m)
     /\ UNCHANGED <<glob, lq, pidle, pend, made, wp, note, xw, ctick, seen, age, cage,
-                   spc, sw, started, maxBlk, idleRetake>>
+                   spc, sw, started, maxBlk, idleRetake, hearly>>
 
 (***************************************************************************)
 (* The call returns (exitsyscall): the CAS pSyscall -> pTask keeps the P;  *)
@@ -247,7 +262,7 @@ Ret(m) ==
          ELSE /\ pc' = [pc EXCEPT ![m] = "x0acq"] /\ wp' = [wp EXCEPT ![m] = FALSE]
               /\ UNCHANGED st
     /\ UNCHANGED <<glob, lq, pidle, pend, made, cur, note, xw, tpc, ctick, seen,
-                   age, cage, spc, sw, started, done, maxBlk, idleRetake>>
+                   age, cage, spc, sw, started, done, maxBlk, idleRetake, hearly>>
 
 \* exitsyscall0: AcquireP (an idle P: takeP and startSlice, pTask), else
 \* exitWait = 1, the exitToken at the global queue's tail, Wakep, and the
@@ -259,19 +274,19 @@ X0Acq(m) ==
               /\ pc' = [pc EXCEPT ![m] = "run"] /\ wp' = [wp EXCEPT ![m] = TRUE]
          ELSE /\ pc' = [pc EXCEPT ![m] = "x0w"] /\ UNCHANGED <<pidle, st, wp>>
     /\ UNCHANGED <<glob, lq, pend, made, cur, note, xw, tpc, ctick, seen, age, cage,
-                   spc, sw, started, done, maxBlk, idleRetake>>
+                   spc, sw, started, done, maxBlk, idleRetake, hearly>>
 
 X0W(m) ==
     /\ pc[m] = "x0w"
     /\ xw' = [xw EXCEPT ![m] = TRUE] /\ pc' = [pc EXCEPT ![m] = "x0put"]
     /\ UNCHANGED <<glob, lq, st, pidle, pend, made, wp, cur, note, tpc, ctick,
-                   seen, age, cage, spc, sw, started, done, maxBlk, idleRetake>>
+                   seen, age, cage, spc, sw, started, done, maxBlk, idleRetake, hearly>>
 
 X0Put(m) ==
     /\ pc[m] = "x0put"
     /\ glob' = Append(glob, Tok(m)) /\ pc' = [pc EXCEPT ![m] = "x0wake"]
     /\ UNCHANGED <<lq, st, pidle, pend, made, wp, cur, note, xw, tpc, ctick,
-                   seen, age, cage, spc, sw, started, done, maxBlk, idleRetake>>
+                   seen, age, cage, spc, sw, started, done, maxBlk, idleRetake, hearly>>
 
 X0Wake(m) ==
     /\ pc[m] = "x0wake"
@@ -279,14 +294,14 @@ X0Wake(m) ==
          THEN /\ pc' = [pc EXCEPT ![m] = "x0park"] /\ UNCHANGED <<pidle, st, pend, made, wp>>
          ELSE Wakep([pc EXCEPT ![m] = "x0park"], wp)
     /\ UNCHANGED <<glob, lq, cur, note, xw, tpc, ctick, seen, age, cage, spc, sw,
-                   started, done, maxBlk, idleRetake>>
+                   started, done, maxBlk, idleRetake, hearly>>
 
 X0Park(m) ==
     /\ pc[m] = "x0park" /\ note[m]
     /\ note' = [note EXCEPT ![m] = FALSE]
     /\ st' = Own(m, "task") /\ pc' = [pc EXCEPT ![m] = "run"]
     /\ UNCHANGED <<glob, lq, pidle, pend, made, wp, cur, xw, tpc, ctick, seen,
-                   age, cage, spc, sw, started, done, maxBlk, idleRetake>>
+                   age, cage, spc, sw, started, done, maxBlk, idleRetake, hearly>>
 
 \* exitP after a resume: an idle P, a waiting handoff, else park.
 ExitP(m) ==
@@ -297,7 +312,7 @@ ExitP(m) ==
               /\ UNCHANGED pend
          ELSE StopM(m, pc, wp) /\ UNCHANGED pidle
     /\ UNCHANGED <<glob, lq, made, cur, note, xw, tpc, ctick, seen, age, cage, spc,
-                   sw, started, done, maxBlk, idleRetake>>
+                   sw, started, done, maxBlk, idleRetake, hearly>>
 
 (***************************************************************************)
 (* sysmon's look at a P in pSyscall (retakeSyscall, retake).               *)
@@ -312,14 +327,14 @@ SysNote ==
     /\ spc = "idle" /\ st.s = "syscall" /\ ctick # seen
     /\ seen' = ctick /\ age' = IF Mutant = "SyscallAgeFromEarlierCall" THEN age ELSE 0
     /\ UNCHANGED <<cage, glob, lq, st, pidle, pend, made, pc, wp, cur, note, xw, tpc,
-                   ctick, spc, sw, started, done, maxBlk, idleRetake>>
+                   ctick, spc, sw, started, done, maxBlk, idleRetake, hearly>>
 
 \* Time passes: a later round finds the same call older.
 SysAge ==
     /\ spc = "idle" /\ st.s = "syscall" /\ ctick = seen /\ age < 2
     /\ age' = age + 1 /\ cage' = IF cage < 2 THEN cage + 1 ELSE 2
     /\ UNCHANGED <<glob, lq, st, pidle, pend, made, pc, wp, cur, note, xw, tpc,
-                   ctick, seen, spc, sw, started, done, maxBlk, idleRetake>>
+                   ctick, seen, spc, sw, started, done, maxBlk, idleRetake, hearly>>
 
 \* The loads: the call has lasted the threshold while work waits, or a
 \* Slice; the holder and the tick unchanged: go on to retake's CAS.
@@ -330,7 +345,7 @@ SysLook ==
     /\ spc' = "cas" /\ sw' = st.m
     /\ idleRetake' = (idleRetake \/ (age < 2 /\ ~WaitsFor))
     /\ UNCHANGED <<glob, lq, st, pidle, pend, made, pc, wp, cur, note, xw, tpc,
-                   ctick, seen, age, cage, started, done, maxBlk>>
+                   ctick, seen, age, cage, started, done, maxBlk, hearly>>
 
 \* retake: the CAS of the word it loaded to pIdle (a new call since in the
 \* same M's name passes it too: the CAS cannot tell).
@@ -340,7 +355,7 @@ SysCAS ==
          THEN st' = Idle /\ spc' = "hand"
          ELSE spc' = "idle" /\ UNCHANGED st
     /\ UNCHANGED <<glob, lq, pidle, pend, made, pc, wp, cur, note, xw, tpc,
-                   ctick, seen, age, cage, sw, started, done, maxBlk, idleRetake>>
+                   ctick, seen, age, cage, sw, started, done, maxBlk, idleRetake, hearly>>
 
 \* handToWaiter: a task back from a call waits for a P (exitWait 1 -> 0
 \* under e.mu): the P in its name, its note woken. Else HandoffP: with one
@@ -358,18 +373,49 @@ SysHand ==
          ELSE /\ StartM(pc, wp) /\ UNCHANGED <<xw, note>>
     /\ spc' = "idle"
     /\ UNCHANGED <<glob, lq, pidle, cur, tpc, ctick, seen, age, cage, sw, started,
-                   done, maxBlk, idleRetake>>
+                   done, maxBlk, idleRetake, hearly>>
 
 Sysmon == SysNote \/ SysAge \/ SysLook \/ SysCAS \/ SysHand
+
+(***************************************************************************)
+(* helpRetake: an M of another P, between its tasks, does sysmon's retake  *)
+(* of the call's P itself, judging the call's own age (callSince, stored   *)
+(* before the word says pSyscall): cage, not sysmon's age.                 *)
+(***************************************************************************)
+\* helpRetake's loads (the call has lasted its threshold while work waits,
+\* or a Slice), retake's CAS and its handoff (retakeServes: handToWaiter,
+\* else HandoffP, as SysHand), as one step: the windows between them are
+\* sysmon's too (SysLook, SysCAS, SysHand run the same retake), checked
+\* there; here the helper's retake races sysmon's and the call's return.
+HelpRetake ==
+    /\ st.s = "syscall"
+    /\ cage >= 1 \/ Mutant = "HelpRetakeEarly"
+    /\ WaitsFor \/ cage = 2
+    /\ idleRetake' = (idleRetake \/ (cage < 2 /\ ~WaitsFor))
+    /\ hearly' = (hearly \/ cage < 1)
+    /\ LET ws == {v \in 1..made : xw[v]} IN
+       IF ws # {} /\ Mutant # "NoHandToWaiter"
+         THEN LET v == MinOf(ws) IN
+              /\ xw' = [xw EXCEPT ![v] = FALSE]
+              /\ st' = Own(v, "sched") /\ wp' = [wp EXCEPT ![v] = TRUE]
+              /\ note' = IF Mutant = "HandToWaiterNoWake" THEN note
+                         ELSE [note EXCEPT ![v] = TRUE]
+              /\ UNCHANGED <<pc, pend, made>>
+         ELSE /\ StartM(pc, wp) /\ UNCHANGED <<xw, note>>
+    /\ UNCHANGED <<glob, lq, pidle, cur, tpc, ctick, seen, age, cage, spc, sw, started,
+                   done, maxBlk>>
+
+Helper == HelpRetake
 
 MStep(m) ==
     \/ FindRunnable(m) \/ Spawn(m) \/ Enter(m) \/ End(m)
     \/ X0Acq(m) \/ X0W(m) \/ X0Put(m) \/ X0Wake(m) \/ X0Park(m) \/ ExitP(m)
 
-Next == Sysmon \/ \E m \in Ms : MStep(m) \/ Ret(m)
+Next == Sysmon \/ Helper \/ \E m \in Ms : MStep(m) \/ Ret(m)
 
 \* Every M step and sysmon weakly fair; a call's return is not (a call may
-\* block forever): CallsReturn asks for it.
+\* block forever): CallsReturn asks for it. Nor is the helping M (no M may
+\* run beside the call: every other P idle or in a call).
 Spec ==
     /\ Init /\ [][Next]_vars
     /\ \A m \in Ms : WF_vars(MStep(m))
@@ -389,7 +435,7 @@ TypeOK ==
     /\ cage \in 0..2
     /\ spc \in {"idle", "cas", "hand"} /\ sw \in 0..NM
     /\ started \subseteq Tasks /\ done \subseteq Tasks /\ maxBlk \in 0..NM
-    /\ idleRetake \in BOOLEAN
+    /\ idleRetake \in BOOLEAN /\ hearly \in BOOLEAN
 
 \* Exactly one owner of the P at any time: an M that uses it (findRunnable
 \* in pSched, or its task in pTask: st names it), the call (pSyscall), the
@@ -428,7 +474,9 @@ RetakeOnlyWhileWorkWaits == ~idleRetake
 \* seenCallWhen, and the threshold is measured from seenCallWhen). (Go's
 \* retakeSyscall also retakes a just-noted call when the task's slice
 \* overran before the call, the overrun argument; this spec has no slice.)
-RetakeAtOwnAge == [][spc = "idle" /\ spc' = "cas" => cage >= 1]_vars
+\* helpRetake, likewise, only once the call has lasted the threshold by its
+\* own start (callSince): hearly says it took a P earlier.
+RetakeAtOwnAge == [][(spc = "idle" /\ spc' = "cas" => cage >= 1) /\ ~hearly']_vars
 
 \* Ms made: at most Procs plus the most calls blocked at once (a task back
 \* from a retaken call pins its M, and the next retake of a call's P goes
