@@ -444,7 +444,13 @@ func judgeReplay(c replayClaim, exitErr error, out string) error {
 		}
 	}
 	for _, step := range c.traceSteps {
-		if !regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(step) + `$`).MatchString(out) {
+		// A step's words in order, whatever the padding between them (the
+		// trace aligns each step's file:line in a column).
+		words := strings.Fields(step)
+		for i, w := range words {
+			words[i] = regexp.QuoteMeta(w)
+		}
+		if !regexp.MustCompile(`(?m)^\s*` + strings.Join(words, `\s+`) + `$`).MatchString(out) {
 			errs = append(errs, fmt.Errorf("the trace lacks the step %q", step))
 		}
 	}
