@@ -22,6 +22,16 @@
 // value stored after it is published, the flag set before f runs, a
 // seqlock's plain data, a Treiber stack's plain next).
 //
+// Spin-waits: every spin_test.go has a thread that waits for another by
+// spinning with a yield (atomicx.Sleep(0)) on the structure's state (a
+// waiter until the counter reads 2, a consumer until the queue or stack
+// gives a value, Once's two losing callers, a seqlock reader until the
+// second write), explored in DFS and DPOR: the correct code passes, with no
+// false livelock (Once with three callers hit MaxSteps before yields were
+// scheduled fairly), and the buggy variant fails: the counter's lost
+// update as a livelock of its waiter, the others as a broken invariant or
+// a data race.
+//
 //   - counter: the README's example, an atomicx counter, and Inc as a load
 //     then a store
 //   - treiber: a Treiber stack of reused nodes, and the ABA problem
