@@ -25,8 +25,8 @@ type Executor struct {
 	global  globalq.Queue[task]
 	gfree   gfreeList // free task records (sched.gFree; gfree.go)
 	sched   *spinning.Sched
-	idle    *stealing.IdleMask
-	stealer *stealing.Stealer[*proc, task] // *proc's StealHalf notes the victim (trace.go)
+	idle    *stealing.IdleMask // a bit for every P the executor may have (MaxProcs)
+	resizer resizeState        // allPs, the Ps in service, their Stealer (resize.go)
 
 	// closing is set when Close or Shutdown begins: outside submits fail.
 	// inflight counts outside submits between their check of closing and
@@ -165,8 +165,8 @@ func New(cfg Config) (*Executor, error) {
 // starts none yet. Without needM its Ms are a fixed pool (spinning's
 // NeedM is nil: a handoff that finds no idle M waits for the next M to
 // park), as the explorer's scenarios need.
-func build(cfg Config, goStart func(func()), needM bool) (*Executor, error) {
-	cfg, err := cfg.resolve()
+func build(cfg0 Config, goStart func(func()), needM bool) (*Executor, error) {
+	cfg, err := cfg0.resolve()
 	if err != nil {
 		return nil, err
 	}
@@ -181,13 +181,13 @@ func build(cfg Config, goStart func(func()), needM bool) (*Executor, error) {
 	for i := range e.ps {
 		e.ps[i] = newProc(i, cfg)
 	}
-	if e.idle, err = stealing.NewIdleMask(cfg.Procs); err != nil {
+	if e.idle, err = stealing.NewIdleMask(MaxProcs); err != nil {
 		return nil, err
 	}
 	for i := range e.ps {
 		e.idle.Set(i) // every P starts idle, as in the Sched
 	}
-	if e.stealer, err = stealing.New(e.ps, e.idle); err != nil {
+	if err = e.initResize(cfg0.Procs == 0); err != nil {
 		return nil, err
 	}
 	sc := spinning.Config{Procs: cfg.Procs, Work: e.work, CheckDead: e.checkDead}
@@ -218,8 +218,9 @@ func (e *Executor) boot() {
 	}
 }
 
-// Procs returns the number of Ps.
-func (e *Executor) Procs() int { return e.procs }
+// Procs returns the number of Ps in service: Config.Procs, or the last
+// SetProcs (resize.go).
+func (e *Executor) Procs() int { return e.liveProcs() }
 
 // Go submits f from any goroutine: it goes to the global queue and an idle
 // P is woken for it (spinning's Submit order: publish, then Wakep). It
@@ -579,8 +580,10 @@ func (e *Executor) work() bool {
 	if e.gqOnly || mutant == recheckGlobalOnly {
 		return false
 	}
-	for _, p := range e.ps {
-		if !p.q.Empty() {
+	for _, p := range e.allPs() {
+		// A P being taken away (dying) holds what SetProcs moves to the
+		// global queue and wakes an M for (resize.go): no M can take it.
+		if !p.q.Empty() && p.dying.Load() == 0 {
 			return true
 		}
 	}
@@ -781,12 +784,13 @@ func (e *Executor) abandoned() bool {
 	if e.inflight.Load() != 0 && mutant != abandonIgnoresInflight {
 		return false
 	}
+	ps := e.allPs() // SetProcs is in flight meanwhile (it counts in inflight): none made
 	var takes uint64
-	for _, p := range e.ps {
+	for _, p := range ps {
 		takes += p.takes.Load()
 	}
 	idle := true
-	for _, p := range e.ps {
+	for _, p := range ps {
 		s := p.status.Load()
 		if s == pIdle {
 			continue
@@ -806,13 +810,13 @@ func (e *Executor) abandoned() bool {
 	// every queue by now: its P is held still (it drops the task before
 	// it lets the P go), or the task is dropped and counted.
 	if mutant != abandonNoSecondLook {
-		for _, p := range e.ps {
+		for _, p := range ps {
 			if p.status.Load() != pIdle {
 				return false
 			}
 		}
 	}
-	for _, p := range e.ps {
+	for _, p := range ps {
 		takes -= p.takes.Load()
 	}
 	return takes == 0

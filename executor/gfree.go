@@ -278,7 +278,7 @@ func (e *Executor) checkFreeLists() error {
 		}
 		return nil
 	}
-	for _, p := range e.ps {
+	for _, p := range e.allPs() {
 		if err := walk(fmt.Sprintf("P %d", p.id), p.gfree, p.ngfree); err != nil {
 			return err
 		}

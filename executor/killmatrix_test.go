@@ -115,6 +115,9 @@ var killConfig = killmatrix.Config{
 		"BlockSkipsRecheck":          {"pollsubmit", "pollblock"},
 		"WakeSysmonNoBreak":          {"pollclose", "pollsubmit"},
 		"PollReadyNoClaim":           {"pollready2", "pollearly"},
+		"ResizeDropsRunnext":         {"resizemove", "resizeclose"},
+		"ResizeNoWake":               {"resizegrow", "resizeclose"},
+		"ResizeNotInflight":          {"resizeclose", "resizeshutdown"},
 	},
 	Checkers: []killmatrix.Checker{
 		{Name: "sleepchain", Deterministic: true, Run: bubbles(sleeperBesideChain(1))},
@@ -241,6 +244,10 @@ var killConfig = killmatrix.Config{
 		{Name: "parkretake", Deterministic: true, Run: explorePark("park-vs-retake"), RealCodeElsewhere: true},
 		{Name: "parktask", Deterministic: true, Run: explorePark("park-vs-task-ready"), RealCodeElsewhere: true},
 		{Name: "explorer", Deterministic: true, Run: killByExplorer, RealCodeElsewhere: true},
+		{Name: "resizemove", Deterministic: true, Run: bubbles(resizeHolders(1), resizeHolders(5))},
+		{Name: "resizegrow", Deterministic: true, Run: bubbles(resizeGrowWakes)},
+		{Name: "resizeclose", Deterministic: true, Run: bubbles(resizeCloseBetween(false))},
+		{Name: "resizeshutdown", Deterministic: true, Run: bubbles(resizeCloseBetween(true))},
 		// The one scenario of the explorer column that catches a lazily made
 		// context missing its group's error: the whole column ran 36 s of CPU
 		// to reach it, this runs it alone (well under a second).

@@ -197,6 +197,18 @@ const (
 	// derived Tasks (procStats), so every Wait woken through runnext
 	// counts as one more task.
 	tokenCountedAsTask
+	// ResizeDropsRunnext: SetProcs, taking a P away (destroy), moves its
+	// ring to the global queue but not its runnext task: lost.
+	resizeDropsRunnext
+	// ResizeNoWake: SetProcs puts the tasks of a P it takes away on the
+	// global queue, or adds a P while work waits, without waking an M:
+	// with every M parked (or the old Ps held) the work waits for the
+	// next submit.
+	resizeNoWake
+	// ResizeNotInflight: SetProcs does not count itself in flight, so
+	// Close finds the executor quiescent while the tasks of a P taken away
+	// are in SetProcs's hand, stops the Ms, and those tasks never run.
+	resizeNotInflight
 	// AbandonIgnoresInflight: Shutdown past its deadline does not wait for
 	// submits in flight (abandoned): one that passed its closing check
 	// before closing puts its task after the look, and Shutdown returns a
@@ -407,6 +419,10 @@ var mutationNames = [...]string{
 	roomFreedAfterLook: "RoomFreedAfterLook",
 
 	closeWakesBeforeClosing: "CloseWakesBeforeClosing",
+
+	resizeDropsRunnext: "ResizeDropsRunnext",
+	resizeNoWake:       "ResizeNoWake",
+	resizeNotInflight:  "ResizeNotInflight",
 
 	syscallNeverRetaken:      "SyscallNeverRetaken",
 	syscallExitIgnoresRetake: "SyscallExitIgnoresRetake",

@@ -258,7 +258,7 @@ func (e *Executor) goready(x *worker, w *worker) {
 
 // spareCap is how many spare workers wait for a parked task's P at most;
 // a worker that becomes spare beyond it ends its goroutine.
-func (e *Executor) spareCap() int { return 2*e.procs + 2 }
+func (e *Executor) spareCap() int { return 2*e.liveProcs() + 2 }
 
 // spareGet returns a spare worker to hand a P to: one that waits in spare,
 // else a fresh one, with no goroutine yet (a worker record of an ended

@@ -504,7 +504,7 @@ func (e *Executor) pollWaiters() bool {
 // at sysmonDozing.
 func (e *Executor) sysmonIdleDoze(d time.Duration) {
 	e.sysmonDozing.Store(dozeIdlePoll)
-	if e.sched.NPIdle() != e.procs {
+	if !e.allIdle() {
 		e.sysmonNote.SleepFor(d)
 	}
 	if !e.sysmonDozing.CompareAndSwap(dozeIdlePoll, 0) {
@@ -516,7 +516,7 @@ func (e *Executor) sysmonIdleDoze(d time.Duration) {
 // wakeIdleSysmon is findRunnable's, after it gave back a P, when every P
 // is idle and tasks wait for I/O: it ends sysmon's idle doze.
 func (e *Executor) wakeIdleSysmon() {
-	if !e.pollWaiters() || e.sched.NPIdle() != e.procs {
+	if !e.pollWaiters() || !e.allIdle() {
 		return
 	}
 	if e.sysmonDozing.Load() == dozeIdlePoll && e.sysmonDozing.CompareAndSwap(dozeIdlePoll, 0) {

@@ -65,6 +65,9 @@ type proc struct {
 	// runnext task, puts it on the global queue instead of letting it
 	// inherit the slice (a later runnext task inherits as usual).
 	preempted atomicx.Uint32
+	// dying is set while SetProcs takes the P away (resize.go): its
+	// holder lets it go at its next look for work.
+	dying atomicx.Uint32
 	// takes counts takeP on this P, so that abandonAll can tell that no M
 	// took it while it looked.
 	takes atomicx.Uint64

@@ -115,7 +115,7 @@ func (e *Executor) exitP(w *worker) bool {
 // reads them in the other order). It mirrors acquirep. It is the only way
 // out of pIdle, and counts it in p.takes (abandonAll relies on both).
 func (e *Executor) takeP(w *worker) {
-	p := e.ps[w.sm.Load().P()]
+	p := e.allPs()[w.sm.Load().P()]
 	p.takes.Add(1)
 	e.idle.Clear(p.id)
 	p.m.Store(w)
@@ -134,6 +134,12 @@ func (e *Executor) takeP(w *worker) {
 func (e *Executor) findRunnable(w *worker) (*task, bool) {
 	for {
 		p := w.p.Load()
+		if p.dying.Load() != 0 { // SetProcs takes p away (resize.go)
+			if !e.leaveDying(w, p) {
+				return nil, false
+			}
+			continue
+		}
 		e.checkTimers(w, p)
 		if e.gqOnly {
 			if t := e.globalGet(p); t != nil {
@@ -280,7 +286,7 @@ func (e *Executor) globalBatch(w *worker, p *proc) *task {
 	if e.global.Empty() {
 		return nil
 	}
-	t, rest := e.global.GetBatch(lfq.Size/2, e.procs, p.batch[:0])
+	t, rest := e.global.GetBatch(lfq.Size/2, e.liveProcs(), p.batch[:0])
 	if t == nil {
 		return nil
 	}
@@ -626,7 +632,10 @@ func (e *Executor) retake(w *worker, p *proc, s uint32) bool {
 		p.stats.retakes.Add(1)
 	}
 	e.event(EventRetake, p.id, w, 0)
-	if s&stateMask != pSyscall || !e.retakeServes(w, p) {
+	switch {
+	case p.dying.Load() != 0:
+		w.sm.Load().DropP() // SetProcs takes p away (resize.go): it moves p's queue
+	case s&stateMask != pSyscall || !e.retakeServes(w, p):
 		w.sm.Load().HandoffP()
 	}
 	w.lent.Add(-1)
@@ -638,7 +647,11 @@ func (e *Executor) retake(w *worker, p *proc, s uint32) bool {
 // child that its Wait already ran (dropped here): the rest of the steal is
 // in p's ring, so the caller looks there again.
 func (e *Executor) steal(w *worker, p *proc) (t *task, retry bool) {
-	t = e.stealer.Steal(p.id, w.rng)
+	st := e.resizer.stealer.Load()
+	if p.id >= st.Len() {
+		return nil, false // p is being taken away (resize.go): no thief
+	}
+	t = st.Steal(p.id, w.rng)
 	if t == nil {
 		return nil, false
 	}

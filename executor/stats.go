@@ -260,6 +260,14 @@ type Stats struct {
 	TimersFired  uint64
 	TimersLate   uint64
 	TimerMaxLate time.Duration
+	// InService is the Ps in service (Executor.Procs); Procs has one
+	// entry per P made, and those past InService were taken away by
+	// SetProcs (their counters stay in Total). Retired counts the Ps
+	// taken away so far, Moved the tasks they held, handed to the global
+	// queue (resize.go).
+	InService int
+	Retired   uint64
+	Moved     uint64
 	// BlockingWaiting is the Task.Blocking and Task.Syscall calls parked
 	// now for a slot under Config.MaxBlocking; BlockingWaits the calls
 	// that have waited so far.
@@ -307,7 +315,7 @@ type LatencyBucket struct {
 // (only each cell's atomic load and the global queue's length cell).
 func (e *Executor) Stats() Stats {
 	s := Stats{
-		Procs:     make([]ProcStats, len(e.ps)),
+		Procs:     make([]ProcStats, len(e.allPs())), // every P made, in service or taken away (resize.go)
 		GlobalLen: e.global.Len(),
 		Ms:        int(e.nm.Load()),
 		Spinning:  e.sched.NMSpinning(),
@@ -332,7 +340,7 @@ func (e *Executor) Stats() Stats {
 		s.PollReadies, s.Polls, s.PollFDs = np.readies.Load(), np.polls.Load(), np.tab.Len()
 	}
 	var lat latencyAcc
-	for i, p := range e.ps {
+	for i, p := range e.allPs()[:len(s.Procs)] {
 		ps := &p.stats
 		other := ps.nextOther.Load() // before runnext: see procStats
 		next := ps.runnext.Load()
@@ -354,6 +362,7 @@ func (e *Executor) Stats() Stats {
 	e.cfg.bcap.stats(&s)
 	s.Total.TaskParks += e.taskParksNoP.Load()
 	s.Latency = lat.summarize()
+	e.resizeStats(&s)
 	return s
 }
 

@@ -78,7 +78,7 @@ func (e *Executor) sysmon() {
 		if e.stopped.Load() != 0 {
 			return
 		}
-		if mutant == sysmonOff || e.sched.NPIdle() == e.procs {
+		if mutant == sysmonOff || e.allIdle() {
 			e.sysmonSleep()
 			now := e.now()
 			e.sysmonTimers(now, prevRound)
@@ -99,7 +99,7 @@ func (e *Executor) sysmon() {
 		case calls:
 			// A call's P waits for this round: an M wakes a late one.
 			delay = min(delay, pace)
-			if running || e.procs > 1 || mutant == sysmonNoUsleep || !e.osSleep(delay) {
+			if running || e.liveProcs() > 1 || mutant == sysmonNoUsleep || !e.osSleep(delay) {
 				e.sysmonDue.Store(atomicx.Nanotime() + int64(delay))
 				e.sysmonDoze(delay+e.sysmonLate, dozeAtPace)
 				e.sysmonDue.Store(0)
@@ -116,6 +116,7 @@ func (e *Executor) sysmon() {
 		now := e.now()
 		e.sysmonTimers(now, prevRound)
 		e.sysmonPoll(now)
+		e.followGOMAXPROCS(now) // Config.Procs 0 (resize.go)
 		prevRound = now
 		var n int
 		if n, calls, running = e.retakeAll(atomicx.Nanotime()); n > 0 {
@@ -131,7 +132,7 @@ func (e *Executor) sysmon() {
 // per sleep.
 func (e *Executor) sysmonSleep() {
 	e.sysmonWait.Store(1)
-	if (mutant == sysmonOff || e.sched.NPIdle() == e.procs) && e.stopped.Load() == 0 {
+	if (mutant == sysmonOff || e.allIdle()) && e.stopped.Load() == 0 {
 		if np := e.np.Load(); np != nil && np.waiting.Load() != 0 && np.block(e.untilTimer()) {
 			// Tasks wait for I/O and no M blocks in epoll_wait: the
 			// sleep was a blocking poll, until the earliest timer or a
@@ -217,7 +218,7 @@ func (e *Executor) kickSysmon() {
 // its sysmon is a thread of its own, late only when the OS is.
 func (e *Executor) helpRetake() {
 	now := atomicx.Nanotime()
-	for _, p := range e.ps {
+	for _, p := range e.allPs() {
 		s := p.status.Load()
 		if s&stateMask != pSyscall {
 			continue
@@ -263,7 +264,7 @@ func (e *Executor) wakeSysmon() {
 // and whether an M held one outside a call (running: it can wake a late
 // sysmon). It mirrors retake.
 func (e *Executor) retakeAll(now int64) (n int, calls, running bool) {
-	for _, p := range e.ps {
+	for _, p := range e.allPs() { // a P taken away is pIdle once SetProcs is done with it
 		s := p.status.Load()
 		if st := s & stateMask; st == pSched || st == pTask || st == pSpawn {
 			running = true

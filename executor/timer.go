@@ -167,7 +167,7 @@ func (e *Executor) checkTimers(x *worker, p *proc) {
 // to p's queue.
 func (e *Executor) stealTimers(x *worker, p *proc) bool {
 	var now int64
-	for _, q := range e.ps {
+	for _, q := range e.allPs() { // a P taken away keeps its timers (resize.go)
 		next := q.timers.Next()
 		if q == p || next == 0 {
 			continue
@@ -185,7 +185,7 @@ func (e *Executor) stealTimers(x *worker, p *proc) bool {
 // nextTimer is the earliest timer of every P, 0 if none.
 func (e *Executor) nextTimer() int64 {
 	var next int64
-	for _, p := range e.ps {
+	for _, p := range e.allPs() {
 		if w := p.timers.Next(); w != 0 && (next == 0 || w < next) {
 			next = w
 		}
@@ -201,7 +201,7 @@ func (e *Executor) nextTimer() int64 {
 // round first: it readies into its own runnext.
 func (e *Executor) sysmonTimers(now, prev int64) {
 	ran := false
-	for _, p := range e.ps {
+	for _, p := range e.allPs() {
 		next := p.timers.Next()
 		if next == 0 || next > now || mutant == sysmonSkipsTimers {
 			continue

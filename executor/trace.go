@@ -100,7 +100,7 @@ func (e *Executor) taskEnd(w *worker, tt traceTask) {
 func (e *Executor) emit(k EventKind, p int, w *worker, n int) {
 	ev := Event{Kind: k, P: p, M: int(w.id), N: n, Victim: -1}
 	if k == EventSteal && p >= 0 {
-		ev.Victim = e.ps[p].victim
+		ev.Victim = e.allPs()[p].victim
 	}
 	if h := e.cfg.OnEvent; h != nil {
 		h(ev)

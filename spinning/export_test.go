@@ -109,9 +109,14 @@ func Validate(s *Sched) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var errs []error
-	where := make([][]string, s.procs)
+	where := make([][]string, len(s.pidleMask))
+	for p, out := range s.out {
+		if out {
+			where[p] = append(where[p], "retired")
+		}
+	}
 	put := func(p int32, place string) {
-		if p < 0 || p >= s.procs {
+		if p < 0 || int(p) >= len(where) {
 			errs = append(errs, fmt.Errorf("%s holds P %d, out of range", place, p))
 			return
 		}
@@ -178,8 +183,8 @@ func Validate(s *Sched) error {
 	if n != spinning {
 		errs = append(errs, fmt.Errorf("nmspinning = %d but %d Ms and handoffs spin", n, spinning))
 	}
-	if n < 0 || n-unheld > int(s.procs) {
-		errs = append(errs, fmt.Errorf("nmspinning = %d (%d spinning Ms hold no P), outside 0..%d", n, unheld, s.procs))
+	if n < 0 || n-unheld > int(s.procs.Load()) {
+		errs = append(errs, fmt.Errorf("nmspinning = %d (%d spinning Ms hold no P), outside 0..%d", n, unheld, s.procs.Load()))
 	}
 	return errors.Join(errs...)
 }

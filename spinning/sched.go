@@ -54,14 +54,18 @@ type Sched struct {
 	needspinning atomicx.Bool
 	_            [cacheLine - 8]byte
 
-	procs     int32
+	// procs counts the Ps in service: every P added and not retired
+	// (AddP, RetireP). Written under mu, read anywhere (BecomeSpinning).
+	procs     atomicx.Int32
 	work      func() bool
 	needM     func()
 	checkDead func(idle, total int)
 
 	mu        atomicx.Mutex // sched.lock: guards everything below
 	pidle     []int32       // idle Ps, a stack (sched.pidle)
-	pidleMask []bool        // pidleMask[p]: p is in pidle (idlepMask)
+	pidleMask []bool        // pidleMask[p]: p is in pidle (idlepMask); one per P ever added
+	retiring  []bool        // retiring[p]: RetireP found p held; its next release drops it
+	out       []bool        // out[p]: p is retired (procresize's _Pdead): in no place
 	midle     *M            // idle Ms, a stack linked through M.link (sched.midle)
 	nmidle    int
 	allm      []*M
@@ -106,13 +110,15 @@ func New(cfg Config) (*Sched, error) {
 		return nil, errors.New("spinning: New: Config.Work is nil")
 	}
 	s := &Sched{
-		procs:     int32(cfg.Procs),
 		work:      cfg.Work,
 		needM:     cfg.NeedM,
 		checkDead: cfg.CheckDead,
 		pidle:     make([]int32, 0, cfg.Procs),
 		pidleMask: make([]bool, cfg.Procs),
+		retiring:  make([]bool, cfg.Procs),
+		out:       make([]bool, cfg.Procs),
 	}
+	s.procs.Store(int32(cfg.Procs))
 	// Push the highest first, so that P 0 is handed out first.
 	for p := cfg.Procs - 1; p >= 0; p-- {
 		s.pidleput(int32(p))
@@ -120,8 +126,10 @@ func New(cfg Config) (*Sched, error) {
 	return s, nil
 }
 
-// Procs returns the number of Ps.
-func (s *Sched) Procs() int { return int(s.procs) }
+// Procs returns the number of Ps in service (added and not retired: a P
+// that RetireP found held counts until its holder lets it go) at one
+// instant during the call.
+func (s *Sched) Procs() int { return int(s.procs.Load()) }
 
 // NMSpinning returns the number of spinning Ms (sched.nmspinning) at one
 // instant during the call.
@@ -302,7 +310,7 @@ func (m *M) BecomeSpinning() bool {
 		return true
 	}
 	s := m.s
-	if 2*s.nmspinning.Load() < s.procs-s.npidle.Load() {
+	if 2*s.nmspinning.Load() < s.procs.Load()-s.npidle.Load() {
 		m.becomeSpinning()
 		return true
 	}
@@ -574,8 +582,15 @@ func (s *Sched) decSpinning(call string) {
 	}
 }
 
-// pidleput makes P p idle. s.mu must be held. It mirrors pidleput.
+// pidleput makes P p idle, or, if RetireP marked it, retires it instead
+// (out of service: in no place). s.mu must be held. It mirrors pidleput.
 func (s *Sched) pidleput(p int32) {
+	if s.retiring[p] {
+		s.retiring[p] = false
+		s.out[p] = true
+		s.procs.Add(-1)
+		return
+	}
 	if s.pidleMask[p] {
 		panic(fmt.Sprintf("spinning: pidleput: P %d is already idle", p))
 	}
@@ -634,4 +649,84 @@ func (s *Sched) mget() *M {
 	m.idle = false
 	s.nmidle--
 	return m
+}
+
+// AddP puts P p in service, idle, as procresize does for a P it makes or
+// brings back: p is the next number (one past every P added so far) or a
+// P that RetireP retired. A P that RetireP marked but its holder has not
+// let go yet simply stays in service. The caller then wakes an M for work
+// the new P could take (Wakep). It mirrors procresize's growing of allp
+// and its pidleput of the new Ps.
+//
+// AddP panics, naming the call, if p is neither, or a P in service.
+func (s *Sched) AddP(p int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.pidleMask)
+	switch {
+	case p == n:
+		s.pidleMask = append(s.pidleMask, false)
+		s.retiring = append(s.retiring, false)
+		s.out = append(s.out, true)
+	case p < 0 || p > n:
+		panic(fmt.Sprintf("spinning: Sched.AddP called with P %d, want 0..%d", p, n))
+	case s.retiring[p]:
+		s.retiring[p] = false // never let go: it stays in service
+		return
+	case !s.out[p]:
+		panic(fmt.Sprintf("spinning: Sched.AddP called with P %d, which is in service", p))
+	}
+	s.out[p] = false
+	s.procs.Add(1)
+	s.pidleput(int32(p))
+}
+
+// RetireP takes P p out of service, as procresize's destroy does with a P
+// past the new count: if p is idle it leaves the idle set now; if an M
+// holds it (or a handoff waits with it), its next release (ReleaseP,
+// HandoffP, DropP) retires it instead of making it idle, so no M is ever
+// handed it again. It reports whether p is out of service now; call it
+// again until it is. Procs counts p until then. RetireP panics, naming the
+// call, if p was never added.
+func (s *Sched) RetireP(p int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p < 0 || p >= len(s.pidleMask) {
+		panic(fmt.Sprintf("spinning: Sched.RetireP called with P %d of %d", p, len(s.pidleMask)))
+	}
+	if s.out[p] {
+		return true
+	}
+	if !s.pidleMask[p] {
+		s.retiring[p] = true
+		return false
+	}
+	for i, q := range s.pidle {
+		if q == int32(p) {
+			s.pidle = append(s.pidle[:i], s.pidle[i+1:]...)
+			break
+		}
+	}
+	s.pidleMask[p] = false
+	s.npidle.Add(-1)
+	s.out[p] = true
+	s.procs.Add(-1)
+	return true
+}
+
+// DropP gives up the M's P whatever its queue holds, for a P that RetireP
+// marked: it retires it (a P not marked becomes idle, as with ReleaseP).
+// The M keeps its spinning state: a spinning M then calls DropSpinning.
+// It mirrors an M leaving a P that procresize destroys.
+//
+// DropP panics if the M holds no P.
+func (m *M) DropP() {
+	if m.p == NoP {
+		panic("spinning: M.DropP called on an M that holds no P")
+	}
+	s := m.s
+	s.mu.Lock()
+	s.pidleput(m.p)
+	m.p = NoP
+	s.mu.Unlock()
 }

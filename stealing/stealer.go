@@ -13,9 +13,9 @@ const StealTries = 4
 // Ps outside 1..MaxProcs.
 var ErrProcCount = errors.New("stealing: the number of Ps must be in 1..MaxProcs")
 
-// ErrMaskSize is wrapped by the error of New given an IdleMask whose
-// length is not the number of Ps.
-var ErrMaskSize = errors.New("stealing: the idle mask must have one bit per P")
+// ErrMaskSize is wrapped by the error of New given an IdleMask with fewer
+// bits than there are Ps.
+var ErrMaskSize = errors.New("stealing: the idle mask must have a bit for every P")
 
 // Queue is what a thief needs of a P's local run queue: to steal from it
 // into a queue of its own. StealHalf moves about half of the receiver's
@@ -41,13 +41,16 @@ type Stealer[Q Queue[Q, T], T any] struct {
 
 // New returns a Stealer over ps (which it copies) that skips the Ps idle
 // says are idle; idle may be nil (no P is ever skipped as idle). It returns
-// an error if len(ps) is not in 1..MaxProcs or idle has a length other than
-// len(ps). The caller keeps owning the queues and the mask.
+// an error if len(ps) is not in 1..MaxProcs or idle has fewer bits than
+// len(ps). A longer mask is for an executor whose P count changes: it
+// keeps one mask for every P it may have and makes a Stealer over the
+// first n (procresize's randomOrder.reset); the bits past len(ps) are
+// never read. The caller keeps owning the queues and the mask.
 func New[Q Queue[Q, T], T any](ps []Q, idle *IdleMask) (*Stealer[Q, T], error) {
 	if len(ps) < 1 || len(ps) > MaxProcs {
 		return nil, fmt.Errorf("stealing: New called with %d Ps, want 1..%d: %w", len(ps), MaxProcs, ErrProcCount)
 	}
-	if idle != nil && idle.Len() != len(ps) {
+	if idle != nil && idle.Len() < len(ps) {
 		return nil, fmt.Errorf("stealing: New called with %d Ps and an idle mask for %d: %w", len(ps), idle.Len(), ErrMaskSize)
 	}
 	s := &Stealer[Q, T]{ps: append([]Q(nil), ps...), idle: idle}

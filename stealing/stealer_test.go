@@ -36,14 +36,33 @@ func TestNewRejectsBadPCounts(t *testing.T) {
 	assert.Nil(t, s)
 }
 
-func TestNewRejectsAMaskOfAnotherSize(t *testing.T) {
-	ps, _ := newFakePs(3)
-	idle, err := stealing.NewIdleMask(4)
+func TestNewRejectsAMaskTooShort(t *testing.T) {
+	ps, _ := newFakePs(4)
+	idle, err := stealing.NewIdleMask(3)
 	require.NoError(t, err)
 	s, err := stealing.New(ps, idle)
 	require.ErrorIs(t, err, stealing.ErrMaskSize)
-	assert.Contains(t, err.Error(), "3 Ps and an idle mask for 4")
+	assert.Contains(t, err.Error(), "4 Ps and an idle mask for 3")
 	assert.Nil(t, s)
+}
+
+// A mask longer than the Ps (an executor's mask for every P it may have,
+// its Stealer over the Ps in service) is accepted, and its bits are read
+// for the Ps the Stealer has: an idle P is skipped, a busy one robbed.
+func TestNewTakesALongerMask(t *testing.T) {
+	ps, _ := newFakePs(2)
+	idle, err := stealing.NewIdleMask(8)
+	require.NoError(t, err)
+	s, err := stealing.New(ps, idle)
+	require.NoError(t, err)
+	assert.Equal(t, 2, s.Len())
+	ps[1].ring = intsFrom(7, 1)
+	idle.Set(1)
+	assert.Nil(t, s.Pass(0, 0, true), "P 1 is idle: skipped")
+	idle.Clear(1)
+	got := s.Pass(0, 0, true)
+	require.NotNil(t, got)
+	assert.Equal(t, 7, *got)
 }
 
 func TestNewCopiesThePs(t *testing.T) {
