@@ -285,6 +285,49 @@
 // parked on a socket wakes with ErrPollerClosed and Close does not wait
 // for a peer that never writes.
 //
+// # Ps that change at run time
+//
+// Executor.SetProcs(n) is the runtime's procresize (GOMAXPROCS(n)) without
+// stopping the world (resize.go). Every P made stays in allPs (allp, which
+// only grows) and in every scan that must not miss a task or a timer; the
+// Sched and the Stealer know the n in service:
+//
+//	grow                   procresize's new Ps: made or brought back idle
+//	                       (spinning's AddP), the victim order remade for n
+//	                       (randomOrder.reset), then wakep if work waits
+//	shrink                 (*p).destroy, with only the P taken away quiesced:
+//	                       spinning's RetireP takes an idle P out at once, or
+//	                       marks a held one so its release retires it; an M
+//	                       between tasks sees p.dying in findRunnable and lets
+//	                       it go (M.DropP); a task's P is retaken (retake
+//	                       retires a dying P); then SetProcs alone moves
+//	                       runnext and ring to the global queue in one batch
+//	                       and wakes an M. Timers stay in the P's heap, which
+//	                       the timer scans still cover.
+//	Config.Procs 0         sysmon reads GOMAXPROCS once a second (the
+//	                       runtime's own re-read of the CPU limit) and
+//	                       resizes to it
+//
+// Why no world stop is needed: once RetireP reports a P out, no M holds it
+// and none will be handed it, so its queue has one owner (SetProcs), and
+// thieves with an older Stealer only race with that owner's gets, as with
+// any owner. While SetProcs holds the tasks it counts as a submit in
+// flight (Close waits), and the drop-and-recheck skips a dying P's queue
+// because SetProcs wakes an M once the tasks are on the global queue.
+//
+//	promise                                            test
+//	bad counts refused, ErrClosed, Procs/Stats true    resize_test.go TestResizeRejectsBadCounts
+//	a P taken away hands runnext and ring on before    TestResizeMovesTheQueue (bubble, counters:
+//	  SetProcs returns (no sysmon round needed)          Stats.Moved, QueueLen)
+//	a new P is woken for queued work                   TestResizeGrowWakes (bubble)
+//	Close/Shutdown never quiescent mid-move            TestResizeCloseBetween (bubble, hook)
+//	Procs 0 follows GOMAXPROCS                         TestResizeFollowsGOMAXPROCS (bubble clock)
+//	1,000 resizes under a flood: exactly once          TestResizeStress (-race, GOMAXPROCS 1, 2)
+//	resize vs steal, submit, Close; grow vs submit     resize_explore_test.go TestExploreResize
+//	                                                     (explorer, DPOR, 300 executions each)
+//	seeded faults ResizeDropsRunnext, ResizeNoWake,    killmatrix_test.go (resizemove, resizegrow,
+//	  ResizeNotInflight                                  resizeclose, resizeshutdown)
+//
 // # Overload
 //
 // The runtime queues goroutines without bound; a producer that outruns
