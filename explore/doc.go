@@ -632,6 +632,72 @@
 //	SCHEDKIT_EXPLORE_* set options; bad values are refused        TestOptionsFromTheEnvironment
 //	a token holds any schedule, a long spin in tens of bytes      TestCompactReplayToken
 //
+// # Compared with loom, Lincheck, CHESS and GenMC
+//
+// What each does that this explorer does not, and the reverse. Each claim
+// about another tool was checked against its own documents: loom's README
+// and loom::model::Builder (docs.rs, 0.7), Lincheck's guide on
+// kotlinlang.org, CHESS's OSDI 2008 paper and its team's talk "Concurrency
+// Checking with CHESS: Learning from Experience", GenMC's manual and its
+// 2021 tool paper.
+//
+// loom (Rust) runs a loom::model closure again and again under the C11
+// memory model, after CDSChecker: besides interleavings it explores the
+// values a relaxed or acquire load may read. Here memory is sequentially
+// consistent (Limitations), as Go's sync/atomic is, so weak-memory bugs
+// are out of scope; loom's own README lists the gaps of its model (SeqCst
+// taken as AcqRel, no load buffering). Its preemption_bound
+// (LOOM_MAX_PREEMPTIONS) is Options.Bound; its UnsafeCell, whose with and
+// with_mut accesses are checked for causality, is atomicx.Plain. loom's
+// types replace std's under cfg(loom) in the crate's own source; here
+// schedkit explore rewrites sync/atomic and sync without an edit (Unmodified
+// code). A spin lock under loom fails with "Model exceeded maximum number
+// of branches" (max_branches); here a yielding spin is scheduled fairly and
+// runs to its end, and only a fair livelock fails, its cycle shown once
+// (examples/*/spin_test.go). loom can checkpoint a long search to a file
+// and resume it; the explorer cannot (a failure's replay token is all it
+// keeps). Linearizability is not loom's: a separate crate builds it on top.
+//
+// Lincheck (Kotlin, JVM) takes declared operations (@Operation) and a
+// sequential specification, generates concurrent scenarios, checks their
+// results for linearizability and minimizes a failing scenario; so does
+// explore/lincheck. Lincheck tests a class as written, inserting its
+// thread switches at shared-memory accesses and synchronization points;
+// here the code is on atomicx or rewritten to it. It also has a stress
+// mode on real threads, which the explorer does not (the repository's
+// real-runtime tests are separate). Its model checking, sequentially
+// consistent like this one, explores a bounded number of schedules per
+// scenario (invocationsPerIteration); explore/lincheck runs every
+// interleaving of a scenario within the preemption bound, or every class
+// under DPOR (Result.Complete says whether it finished), so a pass says
+// more about the scenarios it generated. Both minimize a failure by
+// removing operations (here: to a local minimum, see explore/lincheck).
+//
+// CHESS (Windows, Win32 and .NET) attaches to an existing program and takes
+// control of its thread scheduling: no source change. The explorer took
+// its preemption bounding (PLDI 2007) and its fair scheduling of yields
+// (PLDI 2008, Fair scheduling above), but controls only a scenario's
+// threads and atomicx's operations, in source it compiles. CHESS's team
+// also lists store-buffer simulation (CAV 2008), which the explorer lacks,
+// and data-race detection and automatic linearizability checking (PLDI
+// 2010), which it has in Plain cells and explore/lincheck.
+//
+// GenMC (C and C++, and Rust, through LLVM IR) is a stateless model checker
+// for weak memory models: RC11 by default, IMM, LKMM and SC; its DPOR is
+// optimal (each consistent execution once), where source-DPOR with sleep
+// sets here cuts some executions short (1.15 executions per trace on random
+// programs, above). It reports races on non-atomic variables and some
+// memory errors (a double free). Its manual requires finite traces, with
+// infinite loops bounded, and data determinism; the explorer requires the
+// determinism too, but runs unbounded spin loops to a fair end or a
+// livelock report.
+//
+// The explorer's own: it explores Go, with a virtual clock (timeouts,
+// sleeps) and modelled channels, select, Cond and cancellation; DFS, DPOR,
+// PCT, random walks and byte-driven fuzzing of the same scenario; replay
+// from a token of tens of bytes; and distinct failures collected in one
+// run (KeepGoing).
+//
 // # Limitations
 //
 // Memory is sequentially consistent, as atomicx's operations are: weaker
