@@ -12,9 +12,9 @@ type doer interface{ Do(f func()) }
 
 // twoCallers: two threads call Do with an f that counts its calls and
 // publishes a value; after Do each must see the value, and f must have run
-// once. (With a third caller the two waiters could yield to each other
-// without end while f's thread never runs: a yield is a free switch, so
-// each such schedule is within any bound.)
+// once. (Before yields were scheduled fairly a third caller was out of
+// reach: the two waiters could yield to each other without end while f's
+// thread never ran. spin_test.go's threeCallers has three.)
 func twoCallers(o doer) explore.Run {
 	var calls, value atomicx.Uint32
 	explore.Name(o, "once")
