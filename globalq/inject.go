@@ -12,12 +12,12 @@ const injMask = InjectCap - 1
 // Inject is a lock-free injection buffer in front of a Queue: a bounded
 // FIFO of values that any number of goroutines put into without a lock,
 // and that one consumer at a time drains in batches (TryDrain claims the
-// consumer's role with one CAS and gives it back before it returns). The
-// executor's outside submits go through it: a submitter writes a small
-// value (a func and a time stamp, not a task record) into a slot, and the
-// M that drains it makes the records from its own P's free list, so a
-// record never crosses cores from the submitter, and a submit takes no
-// lock.
+// consumer's role with one CAS and gives it back before it returns). It is
+// built for the executor's outside submits (issue 25; the executor does not
+// use it yet): a submitter writes a small value (a func and a time stamp,
+// not a task record) into a slot, and the M that drains it makes the
+// records from its own P's free list, so a record never crosses cores from
+// the submitter, and a submit takes no lock.
 //
 // It is a ring of InjectCap slots with a sequence word each (Vyukov's
 // bounded MPMC queue, with the consumers serialized): a producer claims the
