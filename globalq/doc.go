@@ -148,12 +148,11 @@
 //     two puts of which one returned before the other began. A run of one
 //     PutBatch stays together.
 //   - A full ring takes nothing: Put reports false, PutBatch the length of
-//     the prefix it took (0 when full); the caller decides (the executor
-//     yields once, then moves the ring to the Queue itself).
+//     the prefix it took (0 when full); the caller decides.
 //   - Len counts the positions claimed and not yet drained, published or not;
 //     a Put that has returned is in it. So an M that drops spinning and then
-//     finds Empty true cannot miss a submit that published before it looked
-//     at the spinning count (the Dekker pair of spinning.Wakep).
+//     finds Empty true could not miss a submit that published before it
+//     looked at the spinning count (the Dekker pair of spinning.Wakep).
 //   - TryDrain stops at a claimed, unpublished position, after a few looks
 //     (none under the explorer), and says so (pending): it never skips it.
 //   - A drained slot keeps no value reachable. The zero Inject is empty and
