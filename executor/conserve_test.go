@@ -575,9 +575,9 @@ func spinnerWakesAnother(fromSteal bool) error {
 	var t *task
 	if fromSteal {
 		h := ws[1]
-		h.p.Load().status.Store(own(h.id, pTask))
 		h.gen++
-		h.cur.Store(h.gen)
+		h.top = h.gen
+		h.p.Load().status.Store(h.word(pTask))
 		Task{w: h, gen: h.gen}.Go(x)
 		Task{w: h, gen: h.gen}.Go(x) // the first to the ring, this one in runnext
 		t, _ = e.steal(w, p)
@@ -676,9 +676,9 @@ func staleRequestWakes(kind string) error {
 // runTask makes w's P run a task, as execute does (pTask, the worker's
 // next generation current), and returns the task's handle.
 func runTask(w *worker) Task {
-	w.p.Load().status.Store(own(w.id, pTask))
 	w.gen++
-	w.cur.Store(w.gen)
+	w.top = w.gen
+	w.p.Load().status.Store(w.word(pTask))
 	return Task{w: w, gen: w.gen}
 }
 

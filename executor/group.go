@@ -179,7 +179,7 @@ func (g *Group) Go(f func(Task) error) {
 	}
 	g.n.Add(1)
 	if w := g.t.current(); w != nil {
-		g.e.spawn(w, nil, f, g)
+		g.e.spawn(w, g.t.gen, nil, f, g)
 		return
 	}
 	t := &task{gfn: f, g: g}
@@ -334,7 +334,7 @@ func (e *Executor) helpWait(w *worker, g *Group) {
 		// frames left the nesting and the P as the task's end left them.
 		w.nest = level
 		if p := w.p.Load(); p != nil {
-			p.status.CompareAndSwap(own(w.id, pSched), own(w.id, pTask))
+			p.status.CompareAndSwap(own(w.id, pSched), w.word(pTask))
 		}
 		e.bury(h)
 	}
@@ -516,7 +516,7 @@ func (e *Executor) helpOwn(w *worker, g *Group, mine **task) bool {
 		p.stats.helped.Add(1)
 		e.executeNested(w, t, inherit)
 		if p := w.p.Load(); p != nil {
-			p.status.Store(own(w.id, pTask))
+			w.taskOn(p)
 		}
 		return true
 	}
@@ -533,11 +533,11 @@ func (e *Executor) helpOwn(w *worker, g *Group, mine **task) bool {
 		p.stats.helped.Add(1)
 		e.executeNested(w, t, false)
 		if p := w.p.Load(); p != nil {
-			p.status.Store(own(w.id, pTask))
+			w.taskOn(p)
 		}
 		return true
 	}
-	p.status.Store(own(w.id, pTask))
+	w.taskOn(p)
 	return false
 }
 
@@ -578,7 +578,7 @@ func (e *Executor) dropKids(w *worker, g *Group, mine *task) {
 		}
 	}
 	if p != nil {
-		p.status.Store(own(w.id, pTask))
+		w.taskOn(p)
 	}
 }
 
@@ -593,7 +593,7 @@ func (e *Executor) helpOnce(w *worker) bool {
 	}
 	t, inherit := e.findHelp(w, p)
 	if t == nil {
-		p.status.Store(own(w.id, pTask))
+		w.taskOn(p)
 		return false
 	}
 	if t.w != nil && t == &t.w.token && t.w.sm.Load() == nil {
@@ -603,13 +603,13 @@ func (e *Executor) helpOnce(w *worker) bool {
 		if spill := p.q.PutNext(t, p.spill[:0]); len(spill) != 0 {
 			e.overflow(w, p, spill)
 		}
-		p.status.Store(own(w.id, pTask))
+		w.taskOn(p)
 		return false
 	}
 	p.stats.helped.Add(1)
 	e.executeNested(w, t, inherit)
 	if p := w.p.Load(); p != nil {
-		p.status.Store(own(w.id, pTask))
+		w.taskOn(p)
 	}
 	return true
 }

@@ -110,8 +110,8 @@ func (e *Executor) joinPush(w *worker, b func(Task)) (r *task, j *Group, p *proc
 	if p == nil {
 		return nil, nil, nil
 	}
-	me := own(w.id, pTask)
-	if !p.status.CompareAndSwap(me, own(w.id, pSpawn)) {
+	me := w.word(pTask)
+	if !p.status.CompareAndSwap(me, w.word(pSpawn)) {
 		return nil, nil, nil
 	}
 	j = w.joins
@@ -235,8 +235,8 @@ func (e *Executor) joinRelease(w *worker, r *task, p *proc) {
 	if r.refs.Add(-1) != 0 && mutant != recycleEarly {
 		return
 	}
-	me := own(w.id, pTask)
-	if w.p.Load() == p && !e.gqOnly && p.status.CompareAndSwap(me, own(w.id, pSpawn)) {
+	me := w.word(pTask)
+	if w.p.Load() == p && !e.gqOnly && p.status.CompareAndSwap(me, w.word(pSpawn)) {
 		e.gfput(p, r)
 		p.status.Store(me)
 		return

@@ -174,7 +174,7 @@ func (e *Executor) gopark(w *worker, seq uint64) {
 		if w.inherit {
 			p := w.p.Load()
 			e.event(EventReacquire, p.id, w, 0)
-			p.status.Store(own(w.id, pTask))
+			w.taskOn(p)
 		} else {
 			e.startSlice(w)
 		}
@@ -186,7 +186,7 @@ func (e *Executor) gopark(w *worker, seq uint64) {
 func (e *Executor) goOn(w *worker, seq uint64, p *proc) {
 	w.pk.Store(seq << gStateBits)
 	p.stats.earlyReadies.Add(1)
-	p.status.Store(own(w.id, pTask))
+	w.taskOn(p)
 }
 
 // parkedOn counts w's committed park on p and hands p and sm on.
@@ -239,12 +239,12 @@ func (e *Executor) handTo(y *worker, sm *spinning.M, p *proc, inherit, fresh boo
 func (e *Executor) goready(x *worker, w *worker) {
 	tok := &w.token
 	if x != nil && x.e == e && !e.gqOnly && mutant != readySkipsRunnext {
-		if p := x.p.Load(); p != nil && p.status.CompareAndSwap(own(x.id, pTask), own(x.id, pSpawn)) {
+		if p := x.p.Load(); p != nil && p.status.CompareAndSwap(x.word(pTask), x.word(pSpawn)) {
 			if spill := p.q.PutNext(tok, p.spill[:0]); len(spill) != 0 {
 				e.overflow(x, p, spill)
 			}
 			p.stats.taskReadies.Add(1)
-			p.status.Store(own(x.id, pTask))
+			p.status.Store(x.word(pTask))
 			e.parked.Add(-1) // after the put: Close's quiescence sees one or the other
 			e.wakeQueued()
 			return

@@ -201,7 +201,7 @@ func (e *Executor) shrink(old, n int) {
 			// (retake retires a dying P instead of handing it on).
 			s := p.status.Load()
 			if st := s & stateMask; st == pTask || st == pSyscall {
-				if w := p.m.Load(); w != nil && own(w.id, st) == s && e.retake(w, p, s) {
+				if w := p.m.Load(); w != nil && own(w.id, st) == s&holderMsk && e.retake(w, p, s) {
 					if e.sched.RetireP(p.id) {
 						e.destroy(p)
 						continue

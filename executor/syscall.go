@@ -83,13 +83,13 @@ func (e *Executor) entersyscall(w *worker) (p *proc, inner bool) {
 	if p == nil {
 		return nil, false
 	}
-	me := own(w.id, pTask)
+	me := w.word(pTask)
 	for {
 		switch p.status.Load() {
 		case me:
 			p.callSince.Store(atomicx.Nanotime()) // before the word says pSyscall: helpRetake reads them in the other order
 			if mutant == syscallTickAfterStatus {
-				if !p.status.CompareAndSwap(me, own(w.id, pSyscall)) {
+				if !p.status.CompareAndSwap(me, w.word(pSyscall)) {
 					continue
 				}
 				syscallStep("call entering")
@@ -97,15 +97,15 @@ func (e *Executor) entersyscall(w *worker) (p *proc, inner bool) {
 			} else {
 				p.syscalltick.Store(p.syscalltick.Load() + 1)
 				syscallStep("call entering")
-				if !p.status.CompareAndSwap(me, own(w.id, pSyscall)) {
+				if !p.status.CompareAndSwap(me, w.word(pSyscall)) {
 					continue // retaken since the load: the next look says so
 				}
 			}
 			e.wakeSysmonForCall()
 			return p, false
-		case own(w.id, pSyscall):
+		case w.word(pSyscall):
 			return nil, true
-		case own(w.id, pSpawn):
+		case w.word(pSpawn):
 			awaitSpawn() // a spawn through a Task passed to another goroutine
 			continue
 		}
@@ -126,15 +126,15 @@ func (e *Executor) entersyscall(w *worker) (p *proc, inner bool) {
 // and taken another, in pTask already.
 func (e *Executor) exitsyscall(w *worker, p *proc) {
 	if mutant == syscallExitIgnoresRetake {
-		p.status.Store(own(w.id, pTask))
+		p.status.Store(w.word(pTask))
 		return
 	}
-	if p.status.CompareAndSwap(own(w.id, pSyscall), own(w.id, pTask)) {
+	if p.status.CompareAndSwap(w.word(pSyscall), w.word(pTask)) {
 		syscallStep("exit fast")
 		return // the fast path: still ours
 	}
 	syscallStep("exit retaken")
-	if q := w.p.Load(); q != nil && q.status.Load() == own(w.id, pTask) {
+	if q := w.p.Load(); q != nil && q.status.Load() == w.word(pTask) {
 		return // f took the P out of pSyscall itself, and holds one
 	}
 	for w.lent.Load() != 0 {
@@ -327,7 +327,7 @@ func (w *worker) claimExit() bool {
 // with nothing queued, and hands the P to a new spinning M; here sysmon
 // waits until work is queued (its next round sees it), so a call alone
 // makes no M.
-func (e *Executor) retakeSyscall(p *proc, s uint32, now int64, overrun bool) bool {
+func (e *Executor) retakeSyscall(p *proc, s uint64, now int64, overrun bool) bool {
 	if tick := p.syscalltick.Load(); tick != p.seenCall {
 		p.seenCall, p.seenCallWhen = tick, now
 		syscallStep("new call seen")
@@ -343,7 +343,7 @@ func (e *Executor) retakeSyscall(p *proc, s uint32, now int64, overrun bool) boo
 		return false
 	}
 	w := p.m.Load()
-	if w == nil || own(w.id, pSyscall) != s || p.syscalltick.Load() != p.seenCall {
+	if w == nil || own(w.id, pSyscall) != s&holderMsk || p.syscalltick.Load() != p.seenCall {
 		return false // the call ended (the CAS could not tell a new one)
 	}
 	if overrun {

@@ -409,9 +409,9 @@ func dropRecheckSeesLocal() error {
 		return errors.New("precondition: the second M may not spin")
 	}
 	p0 := w0.p.Load()
-	p0.status.Store(own(w0.id, pTask))
 	w0.gen++
-	w0.cur.Store(w0.gen)
+	w0.top = w0.gen
+	p0.status.Store(w0.word(pTask))
 	Task{w: w0, gen: w0.gen}.Go(func(Task) {}) // after the spinner's last look at P0
 	p1 := w1.p.Load()
 	e.idle.Set(p1.id)
