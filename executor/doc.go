@@ -1,7 +1,8 @@
 // Package executor is a task executor that schedules tasks the way the Go
 // runtime schedules goroutines, composed from schedkit's verified
 // components and nothing else: every P owns a runnext.Queue (a runnext
-// slot before an lfq.Ring), submits from outside go to one globalq.Queue,
+// slot before an lfq.Ring), submits from outside go to one globalq.Queue
+// (through a globalq.Inject in front of it when no bound is set: inject.go),
 // idle Ms steal through a stealing.Stealer, and spinning.Sched does the
 // spinning-M accounting, parking and wakeups.
 //
@@ -164,14 +165,7 @@
 // The Task a func receives is the only way to reach a P's owner-side queue
 // methods. It names its worker and the generation of the task; used after
 // the task returned, Go panics naming the call and Blocking and Yield
-// return ErrNotInTask. In pTask, pSpawn and pSyscall the status word also
-// holds the generation of the holder's innermost task (issue 25): a task's
-// start is one store of that word and its end one CAS from it, and a
-// spawn's CAS to pSpawn is also the check that its Task is the running
-// one; a worker's cur names the task only while it runs without a P
-// (proofs/tla/TaskGen.tla; TestStaleTaskRejected checks a returned Task,
-// and an outer one inside its Wait, against the next task on the same P,
-// the seeded fault StaleGenAccepted its broken variant). Passing a Task to another goroutine while the task
+// return ErrNotInTask. Passing a Task to another goroutine while the task
 // runs is misuse the executor cannot detect, but cannot corrupt a queue
 // either: every queue access through a Task holds the status word.
 //
@@ -584,6 +578,11 @@
 //	no lost wakeup for a submit made by a task          scenarios_test.go TestSubmitFromTaskWhileSpinnerWaits
 //	no lost wakeup for two outside submits at once,     explore_test.go submit-vs-submit,
 //	  each seeing the other's task queued (1 P)           TestExploreSubmitPairs (schedcheck)
+//	outside submits through the injection buffer:       explore_test.go submit-vs-park, submit-vs-submit,
+//	  a submit racing the last M's park is not lost,      closerace_test.go TestExploreCloseRace,
+//	  accepted ones run once or are counted at Close;     kill matrix WorkIgnoresInject (lostwake,
+//	  every drained value becomes one queued record       conserve2), InjectDrainDropsLast (conserve2,
+//	                                                      wake-submit)
 //	a Task whose P was retaken spawns globally          scenarios_test.go TestSpawnAfterRetakeGoesGlobal
 //	no lost wakeup, nothing else to rescue the work:    wakeup_test.go TestWakeupNoneLost (synctest),
 //	  with every other M parked an idle P starts on       TestWakeupNoneLostReal (real clock)
