@@ -165,7 +165,14 @@
 // The Task a func receives is the only way to reach a P's owner-side queue
 // methods. It names its worker and the generation of the task; used after
 // the task returned, Go panics naming the call and Blocking and Yield
-// return ErrNotInTask. Passing a Task to another goroutine while the task
+// return ErrNotInTask. In pTask, pSpawn and pSyscall the status word also
+// holds the generation of the holder's innermost task (issue 25): a task's
+// start is one store of that word and its end one CAS from it, and a
+// spawn's CAS to pSpawn is also the check that its Task is the running
+// one; a worker's cur names the task only while it runs without a P
+// (proofs/tla/TaskGen.tla; TestStaleTaskRejected checks a returned Task,
+// and an outer one inside its Wait, against the next task on the same P,
+// the seeded fault StaleGenAccepted its broken variant). Passing a Task to another goroutine while the task
 // runs is misuse the executor cannot detect, but cannot corrupt a queue
 // either: every queue access through a Task holds the status word.
 //

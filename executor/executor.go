@@ -632,6 +632,9 @@ func (e *Executor) newWorker() *worker {
 	e.workers = append(e.workers, w)
 	w.id = uint32(len(e.workers))
 	e.mu.Unlock()
+	if w.id >= 1<<idBits {
+		panic("executor: more than 2^24 workers") // the status word's holder field (proc.go)
+	}
 	w.rnd = uint64(w.id)*0x9E3779B97F4A7C15 | 1
 	w.rng = w.rand
 	return w
@@ -816,7 +819,7 @@ func (e *Executor) abandoned() bool {
 		}
 		idle = false
 		st := s & stateMask
-		if w := p.m.Load(); (st == pTask || st == pSyscall) && w != nil && own(w.id, st) == s {
+		if w := p.m.Load(); (st == pTask || st == pSyscall) && w != nil && own(w.id, st) == s&holderMsk {
 			e.retake(w, p, s)
 		}
 	}

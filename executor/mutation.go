@@ -368,6 +368,16 @@ const (
 	// resume token without claiming its park word, so a token can run
 	// before the task has committed its park (resumed before parked).
 	pollReadyNoClaim
+	// StaleGenAccepted: a Task is judged by its worker and the state of
+	// the P's status word, not the generation in it (the spawn's CAS and
+	// current compare the word without its generation): a Task whose func
+	// has returned, or an outer Task while a task its Wait runs is running,
+	// passes as current and spawns into the P's queue (TaskGen.tla's
+	// mutant of that name).
+	staleGenAccepted
+	// RetakeNoCur: a retake does not publish w.cur after its CAS, so the
+	// task that lost its P is judged stale by its own next Go (TaskGen.tla).
+	retakeNoCur
 	// WorkIgnoresInject: the drop-and-recheck (work) and the other looks
 	// at the global queue do not look at the injection buffer in front of
 	// it, so an outside submit that races the last M's park waits for the
@@ -483,6 +493,9 @@ var mutationNames = [...]string{
 	blockSkipsRecheck: "BlockSkipsRecheck",
 	wakeSysmonNoBreak: "WakeSysmonNoBreak",
 	pollReadyNoClaim:  "PollReadyNoClaim",
+
+	staleGenAccepted: "StaleGenAccepted",
+	retakeNoCur:      "RetakeNoCur",
 
 	workIgnoresInject:    "WorkIgnoresInject",
 	injectDrainDropsLast: "InjectDrainDropsLast",

@@ -9,13 +9,18 @@ import (
 )
 
 // A P's status word is the runtime's p.status, with the holder in it: the
-// low three bits are the state, the rest the id of the worker that holds the
-// P (0 for none). Every change of holder or state that another goroutine
-// could race with is a CAS on the whole word, so a worker whose P was
-// retaken cannot use it: its CAS names it, and fails.
+// low three bits are the state, the next idBits the id of the worker that
+// holds the P (0 for none), the rest the generation of the worker's
+// innermost task (w.top) in pTask, pSpawn and pSyscall, 0 otherwise. A
+// task's start is one store of its pTask word and its end one CAS from it
+// (issue 25), so the word alone says which Task is current while the task
+// holds its P; w.cur says it while the task runs without one
+// (proofs/tla/TaskGen.tla). Every change of holder or state that another
+// goroutine could race with is a CAS on the whole word, so a worker whose P
+// was retaken cannot use it: its CAS names it, and fails.
 const (
 	// pIdle: no worker holds the P (it is idle, or being handed off).
-	pIdle uint32 = iota
+	pIdle uint64 = iota
 	// pSched: the holder runs scheduler code and alone uses the P's queue
 	// (the runtime's _Prunning outside user code). Nobody else changes the
 	// word.
@@ -37,10 +42,37 @@ const (
 
 	stateBits = 3
 	stateMask = 1<<stateBits - 1
+
+	// idBits is the width of the holder id; the generation has the rest.
+	idBits    = 24
+	genShift  = stateBits + idBits
+	genMask   = 1<<(64-genShift) - 1
+	holderMsk = 1<<genShift - 1 // the state and the holder, no generation
 )
 
-// own is the status word of P held by worker id in state st.
-func own(id uint32, st uint32) uint32 { return id<<stateBits | st }
+// own is the status word of P held by worker id in state st, generation 0.
+// A word loaded from p.status carries its task's generation in pTask,
+// pSpawn and pSyscall: compare it with own as s&holderMsk (sysmon,
+// Shutdown), or with the task's own word (w.word).
+func own(id uint32, st uint64) uint64 { return uint64(id)<<stateBits | st }
+
+// word is the status word of w's P in state st under w's innermost task.
+// Only w's own goroutine calls it (w.top is its plain field).
+func (w *worker) word(st uint64) uint64 { return w.top<<genShift | own(w.id, st) }
+
+// genOf is the generation in status word s.
+func genOf(s uint64) uint64 { return s >> genShift }
+
+// taskOn puts p, which w holds in pSched, in the pTask word of w's innermost
+// task. w.cur, which names the task while it runs without a P, is cleared
+// first: no retaker writes it while the word is not pTask (TaskGen.tla's
+// Reacquire).
+func (w *worker) taskOn(p *proc) {
+	if w.cur.Load() != 0 {
+		w.cur.Store(0)
+	}
+	p.status.Store(w.word(pTask))
+}
 
 // cacheLine pads the words a P or an M writes on every task (a P's status
 // word and runnext count, an M's current task) off the lines of any other
@@ -52,7 +84,7 @@ const cacheLine = 64
 type proc struct {
 	_      [cacheLine]byte // off the line of whatever was allocated before
 	id     int
-	status atomicx.Uint32
+	status atomicx.Uint64
 	m      atomicx.Pointer[worker] // the holder; stored before the status word names it
 
 	// schedtick counts tasks that started a slice (not inheriting one from
@@ -131,11 +163,17 @@ type worker struct {
 	// use it through a CAS on the status word.
 	p atomicx.Pointer[proc]
 
-	// cur is the generation of the task running on the worker (innermost,
-	// when a Wait runs tasks inside another); a Task is current while its
-	// gen equals cur. gen counts the worker's tasks.
+	// cur is the generation of the worker's innermost task while that task
+	// runs without a P (its P given up in Blocking, Yield or a Wait, or
+	// retaken), else 0: written by the task before it gives its P up, by a
+	// retaker after its CAS (before lent drops), and cleared when the task
+	// gets a P back (taskOn) or ends without one. While the task holds its
+	// P the status word names it (word). gen counts the worker's tasks, top
+	// is the generation of its innermost running task (0 for none): both
+	// are the worker goroutine's own.
 	cur atomicx.Uint64
 	gen uint64
+	top uint64
 	// ticks counts the tasks the M loop ran, for yieldEvery. The fields
 	// from e to here are the M's hot ones: the pad before them and the
 	// cold fields after them keep them off any other M's line.

@@ -341,17 +341,25 @@ func (e *Executor) execute(w *worker, t *task, inherit bool) {
 		}
 		return
 	}
-	w.gen++
+	// The task's start: its generation in the pTask word, one store, in
+	// place of w.cur's (issue 25; proofs/tla/TaskGen.tla's Start).
+	w.gen = (w.gen + 1) & genMask
+	if w.gen == 0 {
+		w.gen = 1
+	}
 	gen := w.gen
-	prev := w.cur.Load()
-	w.cur.Store(gen)
+	prev := w.top
+	w.top = gen
+	if w.cur.Load() != 0 { // an outer task that ran without a P (a plain load)
+		w.cur.Store(0)
+	}
 	if tr := trace.IsEnabled(); tr || e.cfg.TaskEvents { // once per task; trace.go
 		tt := e.taskStart(w, p, Task{w: w, gen: gen}, inherit, tr)
-		p.status.Store(own(w.id, pTask))
+		p.status.Store(w.word(pTask))
 		e.runTraced(w, Task{w: w, gen: gen}, fn, gfn, g, prev, tt)
 		return
 	}
-	p.status.Store(own(w.id, pTask))
+	p.status.Store(w.word(pTask))
 	e.run(w, Task{w: w, gen: gen}, fn, gfn, g, prev)
 }
 
@@ -382,10 +390,13 @@ func (e *Executor) run(w *worker, t Task, fn func(Task), gfn func(Task) error, g
 				e.report(pe)
 			}
 		}
-		w.cur.Store(prev)
-		if p := w.p.Load(); p != nil {
-			e.claim(w, p, pSched)
+		// The task's end: one CAS from its pTask word (claim), in place
+		// of w.cur's store; if the P was retaken, claim leaves w.cur
+		// naming the outer task, prev, which goes on without a P.
+		if p := w.p.Load(); p == nil || !e.claim(w, p, pSched) {
+			w.endWithoutP(prev)
 		}
+		w.top = prev
 		if g != nil {
 			g.finish(err, w)
 		}
@@ -403,8 +414,8 @@ func (e *Executor) run(w *worker, t Task, fn func(Task), gfn func(Task) error, g
 // spawn that holds it; pSched counts as claimed already. It returns false
 // if the P was retaken: then w holds none, and w's spinning.M is w's own
 // again (no retaker is using it).
-func (e *Executor) claim(w *worker, p *proc, st uint32) bool {
-	me := own(w.id, pTask)
+func (e *Executor) claim(w *worker, p *proc, st uint64) bool {
+	me := w.word(pTask)
 	to := pIdle
 	if st == pSched {
 		to = own(w.id, pSched)
@@ -414,13 +425,13 @@ func (e *Executor) claim(w *worker, p *proc, st uint32) bool {
 			return true
 		}
 		switch p.status.Load() {
-		case own(w.id, pSpawn):
+		case w.word(pSpawn):
 			awaitSpawn()
 			continue
-		case own(w.id, pSyscall):
+		case w.word(pSyscall):
 			// The task ended (a panic, a Goexit) or gives its P away
 			// (Blocking, Yield, a Wait) inside Syscall's f.
-			if p.status.CompareAndSwap(own(w.id, pSyscall), to) {
+			if p.status.CompareAndSwap(w.word(pSyscall), to) {
 				return true
 			}
 			continue
@@ -428,7 +439,7 @@ func (e *Executor) claim(w *worker, p *proc, st uint32) bool {
 			if st == pSched {
 				return true
 			}
-			p.status.Store(own(w.id, pTask))
+			p.status.Store(w.word(pTask))
 			continue
 		}
 		for w.lent.Load() != 0 {
@@ -437,6 +448,16 @@ func (e *Executor) claim(w *worker, p *proc, st uint32) bool {
 		w.p.Store(nil)
 		return false
 	}
+}
+
+// endWithoutP ends w's innermost task, which holds no P, once no retaker
+// can still write w.cur (lent is zero): w.cur names the outer task prev,
+// which goes on without a P, or none (TaskGen.tla's EndSlow).
+func (w *worker) endWithoutP(prev uint64) {
+	for w.lent.Load() != 0 {
+		awaitSpawn()
+	}
+	w.cur.Store(prev)
 }
 
 // awaitSpawn lets another goroutine finish a few atomic operations it
@@ -471,7 +492,11 @@ func (e *Executor) resume(x *worker, p *proc, w *worker, inherit bool) {
 // was already retaken there is nothing to give.
 func (e *Executor) giveUpP(w *worker) {
 	p := w.p.Load()
-	if p == nil || !e.claim(w, p, pIdle) {
+	if p == nil {
+		return
+	}
+	w.cur.Store(w.top) // the task runs without a P from here (TaskGen.tla's GiveUp1)
+	if !e.claim(w, p, pIdle) {
 		return
 	}
 	p.m.Store(nil)
@@ -530,7 +555,7 @@ func (e *Executor) startSlice(w *worker) {
 	p := w.p.Load()
 	p.schedtick.Add(1)
 	e.event(EventReacquire, p.id, w, 0)
-	p.status.Store(own(w.id, pTask))
+	w.taskOn(p)
 }
 
 // ready makes the task waiting on wt runnable: an outside waiter is woken;
@@ -618,11 +643,16 @@ func (e *Executor) wakeIfIdle() {
 // handoffp. w's spinning.M is the retaker's to use until lent drops back.
 // It reports whether it took the P. A task past its slice leaves the
 // preempt request up (a call in pSyscall is retaken for its own reason).
-func (e *Executor) retake(w *worker, p *proc, s uint32) bool {
+func (e *Executor) retake(w *worker, p *proc, s uint64) bool {
 	w.lent.Add(1)
 	if !p.status.CompareAndSwap(s, pIdle) {
 		w.lent.Add(-1)
 		return false
+	}
+	if mutant != retakeNoCur {
+		// The task goes on without its P: w.cur names it from now,
+		// published before lent drops (TaskGen.tla's SPub).
+		w.cur.Store(genOf(s))
 	}
 	if s&stateMask == pTask {
 		p.preempted.Store(1)

@@ -229,7 +229,7 @@ func (e *Executor) helpRetake() {
 			continue
 		}
 		w := p.m.Load()
-		if w == nil || own(w.id, pSyscall) != s || p.callSince.Load() != since {
+		if w == nil || own(w.id, pSyscall) != s&holderMsk || p.callSince.Load() != since {
 			continue // the call ended (the CAS could not tell a new one)
 		}
 		e.retake(w, p, s)
@@ -311,7 +311,7 @@ func (e *Executor) retakeAll(now int64) (n int, calls, running bool) {
 		// Asked a round ago and the slice has not moved: the task itself
 		// holds on (computing, or blocked), so hand its P off (the
 		// runtime's retake of a _Psyscall P).
-		if w := p.m.Load(); w != nil && own(w.id, pTask) == s && e.retake(w, p, s) {
+		if w := p.m.Load(); w != nil && own(w.id, pTask) == s&holderMsk && e.retake(w, p, s) {
 			n++
 		}
 	}

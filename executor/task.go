@@ -79,12 +79,32 @@ type Task struct {
 }
 
 // current returns t's worker, or nil if t is not the innermost running
-// task on it.
+// task on it: the status word of the worker's P names t's generation (the
+// task holds its P), or w.cur does (it runs without one). A retaker takes
+// the P from the word before it publishes w.cur, with lent raised around
+// both: a look that finds neither while lent is up looks again
+// (TaskGen.tla's ChkLent and ChkCur).
 func (t Task) current() *worker {
-	if t.w == nil || t.w.cur.Load() != t.gen {
+	w := t.w
+	if w == nil {
 		return nil
 	}
-	return t.w
+	for {
+		if p := w.p.Load(); p != nil {
+			s := p.status.Load()
+			if st := s & stateMask; (genOf(s) == t.gen || mutant == staleGenAccepted) && s&holderMsk == own(w.id, st) && (st == pTask || st == pSpawn || st == pSyscall) {
+				return w
+			}
+		}
+		l := w.lent.Load()
+		if w.cur.Load() == t.gen {
+			return w
+		}
+		if l == 0 {
+			return nil
+		}
+		awaitSpawn()
+	}
 }
 
 // Go spawns f as a new task. From the P the task holds, f goes to the
@@ -105,7 +125,7 @@ func (t Task) Go(f func(Task)) {
 	if w == nil {
 		t.stale("Go")
 	}
-	w.e.spawn(w, f, nil, nil)
+	w.e.spawn(w, t.gen, f, nil, nil)
 }
 
 // stale panics for a call on a Task that is not running.
@@ -120,10 +140,13 @@ func (t Task) stale(call string) {
 
 // spawn queues a task on w's P if w's task still holds it, else on the
 // global queue.
-func (e *Executor) spawn(w *worker, fn func(Task), gfn func(Task) error, g *Group) {
+func (e *Executor) spawn(w *worker, gen uint64, fn func(Task), gfn func(Task) error, g *Group) {
 	if p := w.p.Load(); p != nil {
-		me := own(w.id, pTask)
-		if mutant == spawnIgnoresOwnership || p.status.CompareAndSwap(me, own(w.id, pSpawn)) {
+		me := gen<<genShift | own(w.id, pTask)
+		if mutant == staleGenAccepted {
+			me = p.status.Load()&^holderMsk | own(w.id, pTask) // whatever generation the word has
+		}
+		if mutant == spawnIgnoresOwnership || p.status.CompareAndSwap(me, me&^stateMask|pSpawn) {
 			t := e.gfget(p)
 			t.fn, t.gfn, t.g = fn, gfn, g
 			if g != nil {
