@@ -1,8 +1,7 @@
 // Package executor is a task executor that schedules tasks the way the Go
 // runtime schedules goroutines, composed from schedkit's verified
 // components and nothing else: every P owns a runnext.Queue (a runnext
-// slot before an lfq.Ring), submits from outside go to one globalq.Queue
-// (through a globalq.Inject in front of it when no bound is set: inject.go),
+// slot before an lfq.Ring), submits from outside go to one globalq.Queue,
 // idle Ms steal through a stealing.Stealer, and spinning.Sched does the
 // spinning-M accounting, parking and wakeups.
 //
@@ -585,11 +584,6 @@
 //	no lost wakeup for a submit made by a task          scenarios_test.go TestSubmitFromTaskWhileSpinnerWaits
 //	no lost wakeup for two outside submits at once,     explore_test.go submit-vs-submit,
 //	  each seeing the other's task queued (1 P)           TestExploreSubmitPairs (schedcheck)
-//	outside submits through the injection buffer:       explore_test.go submit-vs-park, submit-vs-submit,
-//	  a submit racing the last M's park is not lost,      closerace_test.go TestExploreCloseRace,
-//	  accepted ones run once or are counted at Close;     kill matrix WorkIgnoresInject (lostwake,
-//	  every drained value becomes one queued record       conserve2), InjectDrainDropsLast (conserve2,
-//	                                                      wake-submit)
 //	a Task whose P was retaken spawns globally          scenarios_test.go TestSpawnAfterRetakeGoesGlobal
 //	no lost wakeup, nothing else to rescue the work:    wakeup_test.go TestWakeupNoneLost (synctest),
 //	  with every other M parked an idle P starts on       TestWakeupNoneLostReal (real clock)

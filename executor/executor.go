@@ -23,8 +23,7 @@ type Executor struct {
 	ps     []*proc
 
 	global  globalq.Queue[task]
-	inj     globalq.Inject[injected] // outside submits on their way to global (inject.go)
-	gfree   gfreeList                // free task records (sched.gFree; gfree.go)
+	gfree   gfreeList // free task records (sched.gFree; gfree.go)
 	sched   *spinning.Sched
 	idle    *stealing.IdleMask // a bit for every P the executor may have (MaxProcs)
 	resizer resizeState        // allPs, the Ps in service, their Stealer (resize.go)
@@ -238,9 +237,6 @@ func (e *Executor) Go(f func(Task)) error {
 	if f == nil {
 		panic("executor: Executor.Go called with a nil func")
 	}
-	if e.maxQueued == 0 {
-		return e.inject(f)
-	}
 	t := e.record()
 	t.fn = f
 	return e.submit(context.Background(), t, nil)
@@ -264,9 +260,6 @@ func (e *Executor) GoContext(ctx context.Context, f func(Task)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if e.maxQueued == 0 {
-		return e.inject(f)
-	}
 	t := e.record()
 	t.fn = f
 	return e.submit(ctx, t, nil)
@@ -281,9 +274,6 @@ func (e *Executor) GoContext(ctx context.Context, f func(Task)) error {
 func (e *Executor) TryGo(f func(Task)) error {
 	if f == nil {
 		panic("executor: Executor.TryGo called with a nil func")
-	}
-	if e.maxQueued == 0 {
-		return e.inject(f)
 	}
 	t := e.record()
 	t.fn = f
@@ -310,10 +300,7 @@ func (e *Executor) GoBatch(fs []func(Task)) error {
 	if len(fs) == 0 {
 		return nil
 	}
-	if e.maxQueued == 0 {
-		return e.injectBatch(fs)
-	}
-	if int64(len(fs)) > e.maxQueued {
+	if e.maxQueued != 0 && int64(len(fs)) > e.maxQueued {
 		return fmt.Errorf("%w: %d funcs, Config.MaxQueued is %d", ErrBatchTooLarge, len(fs), e.maxQueued)
 	}
 	var buf [batchOnStack]*task
@@ -357,7 +344,6 @@ func (e *Executor) submit(ctx context.Context, t *task, ts []*task) error {
 			return err
 		}
 	}
-	e.injectFlush() // nothing this goroutine injected before may come after
 	if t != nil {
 		if (e.submits.Add(1)-1)%LatencySample == 0 {
 			t.at = atomicx.Nanotime()
@@ -374,18 +360,11 @@ func (e *Executor) submit(ctx context.Context, t *task, ts []*task) error {
 		}
 		e.global.PutBatch(ts)
 	}
-	e.wakeSubmitted(max(len(ts), 1))
-	e.leave()
-	return nil
-}
-
-// wakeSubmitted is a submit's wakeup, after it published n tasks.
-func (e *Executor) wakeSubmitted(n int) {
 	switch {
 	case mutant == submitWakesOnlyIdle:
 		e.wakeIfIdle()
 	case mutant == submitSkipsWakeAlways:
-	case mutant == submitSkipsWakeOnBacklog && e.global.Len()+e.inj.Len() > n:
+	case mutant == submitSkipsWakeOnBacklog && e.global.Len() > max(len(ts), 1):
 	default:
 		// Every submit wakes, backlog or not: skipping while another task
 		// is queued lost wakeups, as two submitters each saw the other's
@@ -393,6 +372,8 @@ func (e *Executor) wakeSubmitted(n int) {
 		// path is one load while an M spins.
 		e.sched.Wakep()
 	}
+	e.leave()
+	return nil
 }
 
 // unrecord gives the records of a refused submit back to the free list.
@@ -593,7 +574,7 @@ func (e *Executor) work() bool {
 	if mutant == noRecheck {
 		return false
 	}
-	if !e.globalEmpty() {
+	if !e.global.Empty() {
 		return true
 	}
 	if e.gqOnly || mutant == recheckGlobalOnly {

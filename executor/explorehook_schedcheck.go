@@ -77,7 +77,7 @@ func (x *Exploring) Check() error {
 	if x.late != 0 {
 		return fmt.Errorf("executor: %d goroutines were started during the run (give NewExploring more spares)", x.late)
 	}
-	if n := x.E.global.Len() + x.E.inj.Len(); n != 0 {
+	if n := x.E.global.Len(); n != 0 {
 		return fmt.Errorf("executor: %d tasks left in the global queue", n)
 	}
 	return nil

@@ -117,8 +117,6 @@ var killConfig = killmatrix.Config{
 		"BlockSkipsRecheck":          {"pollsubmit", "pollblock"},
 		"WakeSysmonNoBreak":          {"pollclose", "pollsubmit"},
 		"PollReadyNoClaim":           {"pollready2", "pollearly"},
-		"WorkIgnoresInject":          {"lostwake", "conserve2"},
-		"InjectDrainDropsLast":       {"conserve2", "wake-submit"},
 		"ResizeDropsRunnext":         {"resizemove", "resizeclose"},
 		"ResizeNoWake":               {"resizegrow", "resizeclose"},
 		"ResizeNotInflight":          {"resizeclose", "resizeshutdown"},

@@ -378,14 +378,6 @@ const (
 	// RetakeNoCur: a retake does not publish w.cur after its CAS, so the
 	// task that lost its P is judged stale by its own next Go (TaskGen.tla).
 	retakeNoCur
-	// WorkIgnoresInject: the drop-and-recheck (work) and the other looks
-	// at the global queue do not look at the injection buffer in front of
-	// it, so an outside submit that races the last M's park waits for the
-	// next submit.
-	workIgnoresInject
-	// InjectDrainDropsLast: an M that drains the injection buffer puts
-	// all but the last task it made into the global queue.
-	injectDrainDropsLast
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -496,9 +488,6 @@ var mutationNames = [...]string{
 
 	staleGenAccepted: "StaleGenAccepted",
 	retakeNoCur:      "RetakeNoCur",
-
-	workIgnoresInject:    "WorkIgnoresInject",
-	injectDrainDropsLast: "InjectDrainDropsLast",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

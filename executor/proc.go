@@ -121,11 +121,6 @@ type proc struct {
 	batch  []*task // the rest of a global batch, for the ring
 	victim int     // the P this P's last steal took from (trace.go)
 
-	// Values drained from the injection buffer (inject.go) and their
-	// records on their way to the global queue.
-	injv []injected
-	injt []*task
-
 	// sysmon's own view (the runtime's sysmontick): read and written only
 	// by sysmon.
 	seenTick uint32
@@ -255,8 +250,6 @@ func newProc(id int, cfg Config) *proc {
 		id:    id,
 		spill: make([]*task, 0, lfq.OverflowLen),
 		batch: make([]*task, 0, lfq.Size/2),
-		injv:  make([]injected, 0, injectBatch),
-		injt:  make([]*task, 0, injectBatch),
 	}
 	p.q.SetStealDelay(cfg.StealDelay)
 	p.stats.init()

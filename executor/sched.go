@@ -238,7 +238,7 @@ func (e *Executor) localGet(w *worker, p *proc) (*task, bool) {
 		if p.preempted.Load() != 0 { // the first get since sysmon's request
 			p.preempted.Store(0)
 			if inherit && mutant != preemptKeepsNext {
-				if p.q.Empty() && e.globalEmpty() {
+				if p.q.Empty() && e.global.Empty() {
 					inherit = false // nothing waits behind it: a new slice
 				} else {
 					p.stats.preempts.Add(1)
@@ -269,7 +269,6 @@ func (e *Executor) localGet(w *worker, p *proc) (*task, bool) {
 // globalGet is one task from the global queue, skipping records a Wait
 // has run inline.
 func (e *Executor) globalGet(p *proc) *task {
-	e.injectDrain(p)
 	for {
 		t := e.global.Get()
 		if t == nil || t.take() {
@@ -284,7 +283,6 @@ func (e *Executor) globalGet(p *proc) *task {
 // failed and only the holder puts). It mirrors globrunqgetbatch as
 // findRunnable calls it.
 func (e *Executor) globalBatch(w *worker, p *proc) *task {
-	e.injectDrain(p)
 	if e.global.Empty() {
 		return nil
 	}

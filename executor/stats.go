@@ -316,7 +316,7 @@ type LatencyBucket struct {
 func (e *Executor) Stats() Stats {
 	s := Stats{
 		Procs:     make([]ProcStats, len(e.allPs())), // every P made, in service or taken away (resize.go)
-		GlobalLen: e.global.Len() + e.inj.Len(),
+		GlobalLen: e.global.Len(),
 		Ms:        int(e.nm.Load()),
 		Spinning:  e.sched.NMSpinning(),
 		IdleProcs: e.sched.NPIdle(),

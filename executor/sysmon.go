@@ -289,7 +289,7 @@ func (e *Executor) retakeAll(now int64) (n int, calls, running bool) {
 		if !overrun {
 			continue
 		}
-		if mutant != retakeWhenNothingWaits && p.q.Empty() && (e.globalEmpty() || e.sched.NPIdle() != 0) {
+		if mutant != retakeWhenNothingWaits && p.q.Empty() && (e.global.Empty() || e.sched.NPIdle() != 0) {
 			continue // nothing waits for this P
 		}
 		if p.preempted.Load() == 0 {

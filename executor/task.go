@@ -229,7 +229,7 @@ func (t Task) Yield() error {
 	}
 	e := w.e
 	p := w.p.Load()
-	if p != nil && p.q.Empty() && e.globalEmpty() {
+	if p != nil && p.q.Empty() && e.global.Empty() {
 		return nil
 	}
 	e.giveUpP(w)

@@ -130,14 +130,11 @@
 // lock-free ring of InjectCap (512) values that any goroutine puts into
 // without a lock and that one consumer at a time drains in batches
 // (TryDrain claims the role with one CAS, and returns at once if another
-// goroutine holds it). The executor's outside submits without a bound go
-// through it (executor/inject.go): a submitter writes a func and a time
-// stamp, and the M that drains them makes the task records from its own P's
-// free list and appends them to the Queue in one PutBatch while it holds the
-// claim (TryDrainTo), so the Queue's contract (FIFO, batched get, the
-// fairness check) holds from there, and a submit of the record path that
-// waits for the buffer to be empty with no claim held (Draining) comes after
-// every value drained before. It is Vyukov's bounded MPMC ring with
+// goroutine holds it). It is built for the executor's outside submits
+// (issue 25), which do not use it yet: a submitter would write a func and a
+// time stamp, and the M that drains them make the task records from its own
+// P's free list and append them to the Queue in one PutBatch, so the
+// Queue's contract (FIFO, batched get, the fairness check) holds from there. It is Vyukov's bounded MPMC ring with
 // its consumers serialized: a producer claims positions with a CAS of the
 // tail (one position for Put, a run for PutBatch) and publishes each slot
 // with one store of its sequence word, which the consumer sets for the next

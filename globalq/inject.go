@@ -12,12 +12,12 @@ const injMask = InjectCap - 1
 // Inject is a lock-free injection buffer in front of a Queue: a bounded
 // FIFO of values that any number of goroutines put into without a lock,
 // and that one consumer at a time drains in batches (TryDrain claims the
-// consumer's role with one CAS and gives it back before it returns). The
-// executor's outside submits without a bound go through it: a submitter
-// writes a small value (a func and a time stamp, not a task record) into a
-// slot, and the M that drains it makes the records from its own P's free
-// list, so a record never crosses cores from the submitter, and a submit
-// takes no lock.
+// consumer's role with one CAS and gives it back before it returns). It is
+// built for the executor's outside submits (issue 25; the executor does not
+// use it yet): a submitter writes a small value (a func and a time stamp,
+// not a task record) into a slot, and the M that drains it makes the
+// records from its own P's free list, so a record never crosses cores from
+// the submitter, and a submit takes no lock.
 //
 // It is a ring of InjectCap slots with a sequence word each (Vyukov's
 // bounded MPMC queue, with the consumers serialized): a producer claims the
@@ -143,14 +143,6 @@ func (q *Inject[V]) Empty() bool { return q.Len() == 0 }
 // take of globrunqgetbatch; its caller puts what it drained into the
 // Queue (or runs it), so the Queue's FIFO and batch rules apply from there.
 func (q *Inject[V]) TryDrain(dst []V, max int) (out []V, pending bool) {
-	return q.TryDrainTo(dst, max, nil)
-}
-
-// TryDrainTo is TryDrain that calls put with what it drained (when it
-// drained anything) before it gives the consumer's role back, so that a
-// caller who waits for Draining to be false knows every value drained
-// before is where put took it.
-func (q *Inject[V]) TryDrainTo(dst []V, max int, put func([]V)) (out []V, pending bool) {
 	if !q.claim.CompareAndSwap(0, 1) {
 		return dst, false
 	}
@@ -174,15 +166,9 @@ func (q *Inject[V]) TryDrainTo(dst []V, max int, put func([]V)) (out []V, pendin
 		pos++
 	}
 	q.head.Store(pos)
-	if put != nil && len(dst) > 0 {
-		put(dst)
-	}
 	q.claim.Store(0)
 	return dst, pending
 }
-
-// Draining reports whether a consumer holds the role (TryDrain).
-func (q *Inject[V]) Draining() bool { return q.claim.Load() != 0 }
 
 // waitReady looks at a slot's flag up to injectSpins more times: its
 // producer is between its ticket and its publication, a few instructions
