@@ -144,7 +144,9 @@ var pollCases = []exploreCase{
 // (three threads beside sysmon's loop make bound 1 too wide), as many
 // executions as its MustReach needs (each label reached several times in
 // them), with its MustReach. poll-submit's "saw the waker" is a window of
-// a few steps in sysmon: from seed 2, 3 of 1000 executions reach it.
+// a few steps in sysmon: from seed 7, 2 of 1000 executions reach it (seed
+// 2 reached it 3 times until SetProcs's loads moved the schedules; seeds 1
+// to 9 reach it 0 to 2 times).
 func pollOptions(c exploreCase) explore.Options {
 	o := map[string]struct {
 		seed  int64
@@ -154,7 +156,7 @@ func pollOptions(c exploreCase) explore.Options {
 		"poll-ready":    {1, 300, []string{"parked, then readied by a poll", "the data came before the park", "an M blocked in epoll_wait"}},
 		"poll-ready-2p": {1, 1000, []string{"parked, then readied by a poll"}},
 		"poll-vs-close": {1, 300, []string{"a blocking poll ended by a break"}},
-		"poll-submit":   {2, 1000, []string{"a blocking poll ended by a break", "sysmon saw the waker before it blocked"}},
+		"poll-submit":   {7, 1000, []string{"a blocking poll ended by a break", "sysmon saw the waker before it blocked"}},
 	}[c.name]
 	opts := pctOptions(c, o.reach...)
 	opts.Seed, opts.MaxExecutions = o.seed, o.n
