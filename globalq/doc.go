@@ -39,8 +39,9 @@
 // length, the unlock); Len and Empty are reads of the variable glen, and
 // Get's and GetBatch's lock-free empty check are steps of their own
 // (GetCheck, GetBatchCheck). proofs/tla/README.md has the table of steps.
-// The runtime's globrunqputhead (used only when a P is destroyed) has no
-// counterpart: schedkit's executor never destroys a P.
+// The runtime's globrunqputhead (used when a P is destroyed) has no
+// counterpart: the executor's SetProcs moves a removed P's tasks with
+// PutBatch, at the tail (executor/resize.go's destroy).
 //
 // # Invariants
 //
