@@ -154,7 +154,7 @@ func pollOptions(c exploreCase) explore.Options {
 		reach []string
 	}{
 		"poll-ready":    {1, 300, []string{"parked, then readied by a poll", "the data came before the park", "an M blocked in epoll_wait"}},
-		"poll-ready-2p": {1, 1000, []string{"parked, then readied by a poll"}},
+		"poll-ready-2p": {2, 1000, []string{"parked, then readied by a poll"}},
 		"poll-vs-close": {1, 300, []string{"a blocking poll ended by a break"}},
 		"poll-submit":   {7, 1000, []string{"a blocking poll ended by a break", "sysmon saw the waker before it blocked"}},
 	}[c.name]
