@@ -26,403 +26,226 @@ import (
 
 // AddInt32 atomically adds delta to *addr and returns the new value.
 func AddInt32(addr *int32, delta int32) (new int32) {
-	hookBefore(OpAdd, unsafe.Pointer(addr))
-	new = atomic.AddInt32(addr, delta)
-	hookRMW(OpAdd, unsafe.Pointer(addr), uint64(new-delta), uint64(new), true)
-	return new
+	return added(addr, delta, atomic.AddInt32(pre(OpAdd, addr), delta))
 }
 
 // AddInt64 atomically adds delta to *addr and returns the new value.
 func AddInt64(addr *int64, delta int64) (new int64) {
-	hookBefore(OpAdd, unsafe.Pointer(addr))
-	new = atomic.AddInt64(addr, delta)
-	hookRMW(OpAdd, unsafe.Pointer(addr), uint64(new-delta), uint64(new), true)
-	return new
+	return added(addr, delta, atomic.AddInt64(pre(OpAdd, addr), delta))
 }
 
 // AddUint32 atomically adds delta to *addr and returns the new value.
 func AddUint32(addr *uint32, delta uint32) (new uint32) {
-	hookBefore(OpAdd, unsafe.Pointer(addr))
-	new = atomic.AddUint32(addr, delta)
-	hookRMW(OpAdd, unsafe.Pointer(addr), uint64(new-delta), uint64(new), true)
-	return new
+	return added(addr, delta, atomic.AddUint32(pre(OpAdd, addr), delta))
 }
 
 // AddUint64 atomically adds delta to *addr and returns the new value.
 func AddUint64(addr *uint64, delta uint64) (new uint64) {
-	hookBefore(OpAdd, unsafe.Pointer(addr))
-	new = atomic.AddUint64(addr, delta)
-	hookRMW(OpAdd, unsafe.Pointer(addr), new-delta, new, true)
-	return new
+	return added(addr, delta, atomic.AddUint64(pre(OpAdd, addr), delta))
 }
 
 // AddUintptr atomically adds delta to *addr and returns the new value.
 func AddUintptr(addr *uintptr, delta uintptr) (new uintptr) {
-	hookBefore(OpAdd, unsafe.Pointer(addr))
-	new = atomic.AddUintptr(addr, delta)
-	hookRMW(OpAdd, unsafe.Pointer(addr), uint64(new-delta), uint64(new), true)
-	return new
+	return added(addr, delta, atomic.AddUintptr(pre(OpAdd, addr), delta))
 }
 
 // AndInt32 atomically ands *addr with mask and returns the old value.
 func AndInt32(addr *int32, mask int32) (old int32) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.AndInt32(addr, mask)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old&mask), true)
-	return old
+	return anded(addr, mask, atomic.AndInt32(pre(OpSwap, addr), mask))
 }
 
 // AndInt64 atomically ands *addr with mask and returns the old value.
 func AndInt64(addr *int64, mask int64) (old int64) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.AndInt64(addr, mask)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old&mask), true)
-	return old
+	return anded(addr, mask, atomic.AndInt64(pre(OpSwap, addr), mask))
 }
 
 // AndUint32 atomically ands *addr with mask and returns the old value.
 func AndUint32(addr *uint32, mask uint32) (old uint32) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.AndUint32(addr, mask)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old&mask), true)
-	return old
+	return anded(addr, mask, atomic.AndUint32(pre(OpSwap, addr), mask))
 }
 
 // AndUint64 atomically ands *addr with mask and returns the old value.
 func AndUint64(addr *uint64, mask uint64) (old uint64) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.AndUint64(addr, mask)
-	hookRMW(OpSwap, unsafe.Pointer(addr), old, old&mask, true)
-	return old
+	return anded(addr, mask, atomic.AndUint64(pre(OpSwap, addr), mask))
 }
 
 // AndUintptr atomically ands *addr with mask and returns the old value.
 func AndUintptr(addr *uintptr, mask uintptr) (old uintptr) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.AndUintptr(addr, mask)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old&mask), true)
-	return old
+	return anded(addr, mask, atomic.AndUintptr(pre(OpSwap, addr), mask))
 }
 
 // OrInt32 atomically ors *addr with mask and returns the old value.
 func OrInt32(addr *int32, mask int32) (old int32) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.OrInt32(addr, mask)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old|mask), true)
-	return old
+	return ored(addr, mask, atomic.OrInt32(pre(OpSwap, addr), mask))
 }
 
 // OrInt64 atomically ors *addr with mask and returns the old value.
 func OrInt64(addr *int64, mask int64) (old int64) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.OrInt64(addr, mask)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old|mask), true)
-	return old
+	return ored(addr, mask, atomic.OrInt64(pre(OpSwap, addr), mask))
 }
 
 // OrUint32 atomically ors *addr with mask and returns the old value.
 func OrUint32(addr *uint32, mask uint32) (old uint32) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.OrUint32(addr, mask)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old|mask), true)
-	return old
+	return ored(addr, mask, atomic.OrUint32(pre(OpSwap, addr), mask))
 }
 
 // OrUint64 atomically ors *addr with mask and returns the old value.
 func OrUint64(addr *uint64, mask uint64) (old uint64) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.OrUint64(addr, mask)
-	hookRMW(OpSwap, unsafe.Pointer(addr), old, old|mask, true)
-	return old
+	return ored(addr, mask, atomic.OrUint64(pre(OpSwap, addr), mask))
 }
 
 // OrUintptr atomically ors *addr with mask and returns the old value.
 func OrUintptr(addr *uintptr, mask uintptr) (old uintptr) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.OrUintptr(addr, mask)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(old|mask), true)
-	return old
+	return ored(addr, mask, atomic.OrUintptr(pre(OpSwap, addr), mask))
 }
 
 // CompareAndSwapInt32 atomically replaces *addr's old with new and reports
 // whether it did.
 func CompareAndSwapInt32(addr *int32, old, new int32) (swapped bool) {
-	hookBefore(OpCAS, unsafe.Pointer(addr))
-	swapped = atomic.CompareAndSwapInt32(addr, old, new)
-	seen := old
-	if !swapped && hookActive() {
-		seen = atomic.LoadInt32(addr) // what made it fail: no other explored thread runs in between
-	}
-	hookRMW(OpCAS, unsafe.Pointer(addr), uint64(seen), uint64(new), swapped)
-	return swapped
+	return cased(addr, old, new, atomic.CompareAndSwapInt32(pre(OpCAS, addr), old, new), atomic.LoadInt32)
 }
 
 // CompareAndSwapInt64 atomically replaces *addr's old with new and reports
 // whether it did.
 func CompareAndSwapInt64(addr *int64, old, new int64) (swapped bool) {
-	hookBefore(OpCAS, unsafe.Pointer(addr))
-	swapped = atomic.CompareAndSwapInt64(addr, old, new)
-	seen := old
-	if !swapped && hookActive() {
-		seen = atomic.LoadInt64(addr) // what made it fail: no other explored thread runs in between
-	}
-	hookRMW(OpCAS, unsafe.Pointer(addr), uint64(seen), uint64(new), swapped)
-	return swapped
+	return cased(addr, old, new, atomic.CompareAndSwapInt64(pre(OpCAS, addr), old, new), atomic.LoadInt64)
 }
 
 // CompareAndSwapUint32 atomically replaces *addr's old with new and reports
 // whether it did.
 func CompareAndSwapUint32(addr *uint32, old, new uint32) (swapped bool) {
-	hookBefore(OpCAS, unsafe.Pointer(addr))
-	swapped = atomic.CompareAndSwapUint32(addr, old, new)
-	seen := old
-	if !swapped && hookActive() {
-		seen = atomic.LoadUint32(addr) // what made it fail: no other explored thread runs in between
-	}
-	hookRMW(OpCAS, unsafe.Pointer(addr), uint64(seen), uint64(new), swapped)
-	return swapped
+	return cased(addr, old, new, atomic.CompareAndSwapUint32(pre(OpCAS, addr), old, new), atomic.LoadUint32)
 }
 
 // CompareAndSwapUint64 atomically replaces *addr's old with new and reports
 // whether it did.
 func CompareAndSwapUint64(addr *uint64, old, new uint64) (swapped bool) {
-	hookBefore(OpCAS, unsafe.Pointer(addr))
-	swapped = atomic.CompareAndSwapUint64(addr, old, new)
-	seen := old
-	if !swapped && hookActive() {
-		seen = atomic.LoadUint64(addr) // what made it fail: no other explored thread runs in between
-	}
-	hookRMW(OpCAS, unsafe.Pointer(addr), seen, new, swapped)
-	return swapped
+	return cased(addr, old, new, atomic.CompareAndSwapUint64(pre(OpCAS, addr), old, new), atomic.LoadUint64)
 }
 
 // CompareAndSwapUintptr atomically replaces *addr's old with new and reports
 // whether it did.
 func CompareAndSwapUintptr(addr *uintptr, old, new uintptr) (swapped bool) {
-	hookBefore(OpCAS, unsafe.Pointer(addr))
-	swapped = atomic.CompareAndSwapUintptr(addr, old, new)
-	seen := old
-	if !swapped && hookActive() {
-		seen = atomic.LoadUintptr(addr) // what made it fail: no other explored thread runs in between
-	}
-	hookRMW(OpCAS, unsafe.Pointer(addr), uint64(seen), uint64(new), swapped)
-	return swapped
+	return cased(addr, old, new, atomic.CompareAndSwapUintptr(pre(OpCAS, addr), old, new), atomic.LoadUintptr)
 }
 
 // CompareAndSwapPointer atomically replaces *addr's old with new and
 // reports whether it did.
 func CompareAndSwapPointer(addr *unsafe.Pointer, old, new unsafe.Pointer) (swapped bool) {
-	hookBefore(OpCAS, unsafe.Pointer(addr))
-	swapped = atomic.CompareAndSwapPointer(addr, old, new)
-	seen := old
-	if !swapped && hookActive() {
-		seen = atomic.LoadPointer(addr) // what made it fail: no other explored thread runs in between
-	}
-	hookRMW(OpCAS, unsafe.Pointer(addr), uint64(uintptr(seen)), uint64(uintptr(new)), swapped)
-	return swapped
+	return casedW(addr, old, new, atomic.CompareAndSwapPointer(pre(OpCAS, addr), old, new), atomic.LoadPointer, uptrWord)
 }
 
 // LoadInt32 atomically loads *addr.
-func LoadInt32(addr *int32) (val int32) {
-	hookBefore(OpLoad, unsafe.Pointer(addr))
-	val = atomic.LoadInt32(addr)
-	hookAfter(OpLoad, unsafe.Pointer(addr), uint64(val))
-	return val
-}
+func LoadInt32(addr *int32) (val int32) { return loaded(addr, atomic.LoadInt32(pre(OpLoad, addr))) }
 
 // LoadInt64 atomically loads *addr.
-func LoadInt64(addr *int64) (val int64) {
-	hookBefore(OpLoad, unsafe.Pointer(addr))
-	val = atomic.LoadInt64(addr)
-	hookAfter(OpLoad, unsafe.Pointer(addr), uint64(val))
-	return val
-}
+func LoadInt64(addr *int64) (val int64) { return loaded(addr, atomic.LoadInt64(pre(OpLoad, addr))) }
 
 // LoadUint32 atomically loads *addr.
-func LoadUint32(addr *uint32) (val uint32) {
-	hookBefore(OpLoad, unsafe.Pointer(addr))
-	val = atomic.LoadUint32(addr)
-	hookAfter(OpLoad, unsafe.Pointer(addr), uint64(val))
-	return val
-}
+func LoadUint32(addr *uint32) (val uint32) { return loaded(addr, atomic.LoadUint32(pre(OpLoad, addr))) }
 
 // LoadUint64 atomically loads *addr.
-func LoadUint64(addr *uint64) (val uint64) {
-	hookBefore(OpLoad, unsafe.Pointer(addr))
-	val = atomic.LoadUint64(addr)
-	hookAfter(OpLoad, unsafe.Pointer(addr), val)
-	return val
-}
+func LoadUint64(addr *uint64) (val uint64) { return loaded(addr, atomic.LoadUint64(pre(OpLoad, addr))) }
 
 // LoadUintptr atomically loads *addr.
 func LoadUintptr(addr *uintptr) (val uintptr) {
-	hookBefore(OpLoad, unsafe.Pointer(addr))
-	val = atomic.LoadUintptr(addr)
-	hookAfter(OpLoad, unsafe.Pointer(addr), uint64(val))
-	return val
+	return loaded(addr, atomic.LoadUintptr(pre(OpLoad, addr)))
 }
 
 // LoadPointer atomically loads *addr.
 func LoadPointer(addr *unsafe.Pointer) (val unsafe.Pointer) {
-	hookBefore(OpLoad, unsafe.Pointer(addr))
-	val = atomic.LoadPointer(addr)
-	hookAfter(OpLoad, unsafe.Pointer(addr), uint64(uintptr(val)))
-	return val
+	return loadedW(addr, atomic.LoadPointer(pre(OpLoad, addr)), uptrWord)
 }
 
 // StoreInt32 atomically stores val into *addr.
 func StoreInt32(addr *int32, val int32) {
-	hookBefore(OpStore, unsafe.Pointer(addr))
-	atomic.StoreInt32(addr, val)
-	hookAfter(OpStore, unsafe.Pointer(addr), uint64(val))
+	atomic.StoreInt32(pre(OpStore, addr), val)
+	stored(addr, val)
 }
 
 // StoreInt64 atomically stores val into *addr.
 func StoreInt64(addr *int64, val int64) {
-	hookBefore(OpStore, unsafe.Pointer(addr))
-	atomic.StoreInt64(addr, val)
-	hookAfter(OpStore, unsafe.Pointer(addr), uint64(val))
+	atomic.StoreInt64(pre(OpStore, addr), val)
+	stored(addr, val)
 }
 
 // StoreUint32 atomically stores val into *addr.
 func StoreUint32(addr *uint32, val uint32) {
-	hookBefore(OpStore, unsafe.Pointer(addr))
-	atomic.StoreUint32(addr, val)
-	hookAfter(OpStore, unsafe.Pointer(addr), uint64(val))
+	atomic.StoreUint32(pre(OpStore, addr), val)
+	stored(addr, val)
 }
 
 // StoreUint64 atomically stores val into *addr.
 func StoreUint64(addr *uint64, val uint64) {
-	hookBefore(OpStore, unsafe.Pointer(addr))
-	atomic.StoreUint64(addr, val)
-	hookAfter(OpStore, unsafe.Pointer(addr), val)
+	atomic.StoreUint64(pre(OpStore, addr), val)
+	stored(addr, val)
 }
 
 // StoreUintptr atomically stores val into *addr.
 func StoreUintptr(addr *uintptr, val uintptr) {
-	hookBefore(OpStore, unsafe.Pointer(addr))
-	atomic.StoreUintptr(addr, val)
-	hookAfter(OpStore, unsafe.Pointer(addr), uint64(val))
+	atomic.StoreUintptr(pre(OpStore, addr), val)
+	stored(addr, val)
 }
 
 // StorePointer atomically stores val into *addr.
 func StorePointer(addr *unsafe.Pointer, val unsafe.Pointer) {
-	hookBefore(OpStore, unsafe.Pointer(addr))
-	atomic.StorePointer(addr, val)
-	hookAfter(OpStore, unsafe.Pointer(addr), uint64(uintptr(val)))
+	atomic.StorePointer(pre(OpStore, addr), val)
+	stored(addr, uintptr(val)) // the address, as uptrWord(val)
 }
 
 // SwapInt32 atomically stores new into *addr and returns the old value.
 func SwapInt32(addr *int32, new int32) (old int32) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.SwapInt32(addr, new)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(new), true)
-	return old
+	return swapped(addr, new, atomic.SwapInt32(pre(OpSwap, addr), new))
 }
 
 // SwapInt64 atomically stores new into *addr and returns the old value.
 func SwapInt64(addr *int64, new int64) (old int64) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.SwapInt64(addr, new)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(new), true)
-	return old
+	return swapped(addr, new, atomic.SwapInt64(pre(OpSwap, addr), new))
 }
 
 // SwapUint32 atomically stores new into *addr and returns the old value.
 func SwapUint32(addr *uint32, new uint32) (old uint32) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.SwapUint32(addr, new)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(new), true)
-	return old
+	return swapped(addr, new, atomic.SwapUint32(pre(OpSwap, addr), new))
 }
 
 // SwapUint64 atomically stores new into *addr and returns the old value.
 func SwapUint64(addr *uint64, new uint64) (old uint64) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.SwapUint64(addr, new)
-	hookRMW(OpSwap, unsafe.Pointer(addr), old, new, true)
-	return old
+	return swapped(addr, new, atomic.SwapUint64(pre(OpSwap, addr), new))
 }
 
 // SwapUintptr atomically stores new into *addr and returns the old value.
 func SwapUintptr(addr *uintptr, new uintptr) (old uintptr) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.SwapUintptr(addr, new)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(old), uint64(new), true)
-	return old
+	return swapped(addr, new, atomic.SwapUintptr(pre(OpSwap, addr), new))
 }
 
 // SwapPointer atomically stores new into *addr and returns the old value.
 func SwapPointer(addr *unsafe.Pointer, new unsafe.Pointer) (old unsafe.Pointer) {
-	hookBefore(OpSwap, unsafe.Pointer(addr))
-	old = atomic.SwapPointer(addr, new)
-	hookRMW(OpSwap, unsafe.Pointer(addr), uint64(uintptr(old)), uint64(uintptr(new)), true)
-	return old
+	return swappedW(addr, new, atomic.SwapPointer(pre(OpSwap, addr), new), uptrWord)
 }
 
 // And atomically ands x with mask and returns the old value.
-func (x *Int32) And(mask int32) (old int32) {
-	hookBefore(OpSwap, unsafe.Pointer(x))
-	old = x.v.And(mask)
-	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old&mask), true)
-	return old
-}
+func (x *Int32) And(mask int32) (old int32) { return anded(x, mask, pre(OpSwap, x).v.And(mask)) }
 
 // Or atomically ors x with mask and returns the old value.
-func (x *Int32) Or(mask int32) (old int32) {
-	hookBefore(OpSwap, unsafe.Pointer(x))
-	old = x.v.Or(mask)
-	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old|mask), true)
-	return old
-}
+func (x *Int32) Or(mask int32) (old int32) { return ored(x, mask, pre(OpSwap, x).v.Or(mask)) }
 
 // And atomically ands x with mask and returns the old value.
-func (x *Int64) And(mask int64) (old int64) {
-	hookBefore(OpSwap, unsafe.Pointer(x))
-	old = x.v.And(mask)
-	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old&mask), true)
-	return old
-}
+func (x *Int64) And(mask int64) (old int64) { return anded(x, mask, pre(OpSwap, x).v.And(mask)) }
 
 // Or atomically ors x with mask and returns the old value.
-func (x *Int64) Or(mask int64) (old int64) {
-	hookBefore(OpSwap, unsafe.Pointer(x))
-	old = x.v.Or(mask)
-	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old|mask), true)
-	return old
-}
+func (x *Int64) Or(mask int64) (old int64) { return ored(x, mask, pre(OpSwap, x).v.Or(mask)) }
 
 // And atomically ands x with mask and returns the old value.
-func (x *Uint32) And(mask uint32) (old uint32) {
-	hookBefore(OpSwap, unsafe.Pointer(x))
-	old = x.v.And(mask)
-	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old&mask), true)
-	return old
-}
+func (x *Uint32) And(mask uint32) (old uint32) { return anded(x, mask, pre(OpSwap, x).v.And(mask)) }
 
 // Or atomically ors x with mask and returns the old value.
-func (x *Uint32) Or(mask uint32) (old uint32) {
-	hookBefore(OpSwap, unsafe.Pointer(x))
-	old = x.v.Or(mask)
-	hookRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(old|mask), true)
-	return old
-}
+func (x *Uint32) Or(mask uint32) (old uint32) { return ored(x, mask, pre(OpSwap, x).v.Or(mask)) }
 
 // And atomically ands x with mask and returns the old value.
-func (x *Uint64) And(mask uint64) (old uint64) {
-	hookBefore(OpSwap, unsafe.Pointer(x))
-	old = x.v.And(mask)
-	hookRMW(OpSwap, unsafe.Pointer(x), old, old&mask, true)
-	return old
-}
+func (x *Uint64) And(mask uint64) (old uint64) { return anded(x, mask, pre(OpSwap, x).v.And(mask)) }
 
 // Or atomically ors x with mask and returns the old value.
-func (x *Uint64) Or(mask uint64) (old uint64) {
-	hookBefore(OpSwap, unsafe.Pointer(x))
-	old = x.v.Or(mask)
-	hookRMW(OpSwap, unsafe.Pointer(x), old, old|mask, true)
-	return old
-}
+func (x *Uint64) Or(mask uint64) (old uint64) { return ored(x, mask, pre(OpSwap, x).v.Or(mask)) }
 
 // Uintptr is an atomic uintptr, as sync/atomic's. The zero value is 0.
 type Uintptr struct{ v uintptr }
@@ -457,38 +280,20 @@ func (x *Uintptr) Or(mask uintptr) (old uintptr) { return OrUintptr(&x.v, mask) 
 type Value struct{ v atomic.Value }
 
 // Load returns the value last stored, or nil if none was.
-func (x *Value) Load() (val any) {
-	hookBefore(OpLoad, unsafe.Pointer(x))
-	val = x.v.Load()
-	hookAfter(OpLoad, unsafe.Pointer(x), anyWord(val))
-	return val
-}
+func (x *Value) Load() (val any) { return loadedW(x, pre(OpLoad, x).v.Load(), anyWord) }
 
 // Store sets the value to val.
 func (x *Value) Store(val any) {
-	hookBefore(OpStore, unsafe.Pointer(x))
-	x.v.Store(val)
-	hookAfter(OpStore, unsafe.Pointer(x), anyWord(val))
+	pre(OpStore, x).v.Store(val)
+	storedW(x, val, anyWord)
 }
 
 // Swap stores new and returns the previous value, or nil if none was stored.
-func (x *Value) Swap(new any) (old any) {
-	hookBefore(OpSwap, unsafe.Pointer(x))
-	old = x.v.Swap(new)
-	hookRMW(OpSwap, unsafe.Pointer(x), anyWord(old), anyWord(new), true)
-	return old
-}
+func (x *Value) Swap(new any) (old any) { return swappedW(x, new, pre(OpSwap, x).v.Swap(new), anyWord) }
 
 // CompareAndSwap stores new if the value is old and reports whether it did.
 func (x *Value) CompareAndSwap(old, new any) (swapped bool) {
-	hookBefore(OpCAS, unsafe.Pointer(x))
-	swapped = x.v.CompareAndSwap(old, new)
-	seen := old
-	if !swapped && hookActive() {
-		seen = x.v.Load()
-	}
-	hookRMW(OpCAS, unsafe.Pointer(x), anyWord(seen), anyWord(new), swapped)
-	return swapped
+	return casedW(&x.v, old, new, pre(OpCAS, &x.v).CompareAndSwap(old, new), (*atomic.Value).Load, anyWord)
 }
 
 // anyWord is the data word of v: a number that tells stored values apart

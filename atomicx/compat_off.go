@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// hookBefore, hookAfter, hookRMW and hookActive are compat.go's view of
+// hookBefore, hookAfter, hookRMW and hookActive are word.go's view of
 // the hook: nothing in a normal build, where they inline away.
 func hookBefore(Op, unsafe.Pointer)                    {}
 func hookAfter(Op, unsafe.Pointer, uint64)             {}

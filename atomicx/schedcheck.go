@@ -63,269 +63,134 @@ func wait(op Op, p unsafe.Pointer, ready func() bool, timeout time.Duration) (in
 	return 0, false
 }
 
-func b2u(ok bool) uint64 {
-	if ok {
-		return 1
-	}
-	return 0
-}
-
 // Uint32 is an atomic uint32. The zero value is 0.
 type Uint32 struct{ v atomic.Uint32 }
 
 // Load atomically loads the value.
-func (x *Uint32) Load() uint32 {
-	before(OpLoad, unsafe.Pointer(x))
-	v := x.v.Load()
-	after(OpLoad, unsafe.Pointer(x), uint64(v))
-	return v
-}
+func (x *Uint32) Load() uint32 { return loaded(x, pre(OpLoad, x).v.Load()) }
 
 // Store atomically stores v.
 func (x *Uint32) Store(v uint32) {
-	before(OpStore, unsafe.Pointer(x))
-	x.v.Store(v)
-	after(OpStore, unsafe.Pointer(x), uint64(v))
+	pre(OpStore, x).v.Store(v)
+	stored(x, v)
 }
 
 // Add atomically adds d and returns the new value.
-func (x *Uint32) Add(d uint32) uint32 {
-	before(OpAdd, unsafe.Pointer(x))
-	v := x.v.Add(d)
-	afterRMW(OpAdd, unsafe.Pointer(x), uint64(v-d), uint64(v), true)
-	return v
-}
+func (x *Uint32) Add(d uint32) uint32 { return added(x, d, pre(OpAdd, x).v.Add(d)) }
 
 // Swap atomically stores v and returns the old value.
-func (x *Uint32) Swap(v uint32) uint32 {
-	before(OpSwap, unsafe.Pointer(x))
-	old := x.v.Swap(v)
-	afterRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(v), true)
-	return old
-}
+func (x *Uint32) Swap(v uint32) uint32 { return swapped(x, v, pre(OpSwap, x).v.Swap(v)) }
 
 // CompareAndSwap atomically replaces old with new and reports whether it did.
 func (x *Uint32) CompareAndSwap(old, new uint32) bool {
-	before(OpCAS, unsafe.Pointer(x))
-	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), uint64(seen), uint64(new), ok)
-	return ok
+	return cased(&x.v, old, new, pre(OpCAS, &x.v).CompareAndSwap(old, new), (*atomic.Uint32).Load)
 }
 
 // Uint64 is an atomic uint64. The zero value is 0.
 type Uint64 struct{ v atomic.Uint64 }
 
 // Load atomically loads the value.
-func (x *Uint64) Load() uint64 {
-	before(OpLoad, unsafe.Pointer(x))
-	v := x.v.Load()
-	after(OpLoad, unsafe.Pointer(x), v)
-	return v
-}
+func (x *Uint64) Load() uint64 { return loaded(x, pre(OpLoad, x).v.Load()) }
 
 // Store atomically stores v.
 func (x *Uint64) Store(v uint64) {
-	before(OpStore, unsafe.Pointer(x))
-	x.v.Store(v)
-	after(OpStore, unsafe.Pointer(x), v)
+	pre(OpStore, x).v.Store(v)
+	stored(x, v)
 }
 
 // Add atomically adds d and returns the new value.
-func (x *Uint64) Add(d uint64) uint64 {
-	before(OpAdd, unsafe.Pointer(x))
-	v := x.v.Add(d)
-	afterRMW(OpAdd, unsafe.Pointer(x), v-d, v, true)
-	return v
-}
+func (x *Uint64) Add(d uint64) uint64 { return added(x, d, pre(OpAdd, x).v.Add(d)) }
 
 // Swap atomically stores v and returns the old value.
-func (x *Uint64) Swap(v uint64) uint64 {
-	before(OpSwap, unsafe.Pointer(x))
-	old := x.v.Swap(v)
-	afterRMW(OpSwap, unsafe.Pointer(x), old, v, true)
-	return old
-}
+func (x *Uint64) Swap(v uint64) uint64 { return swapped(x, v, pre(OpSwap, x).v.Swap(v)) }
 
 // CompareAndSwap atomically replaces old with new and reports whether it did.
 func (x *Uint64) CompareAndSwap(old, new uint64) bool {
-	before(OpCAS, unsafe.Pointer(x))
-	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), seen, new, ok)
-	return ok
+	return cased(&x.v, old, new, pre(OpCAS, &x.v).CompareAndSwap(old, new), (*atomic.Uint64).Load)
 }
 
 // Int32 is an atomic int32. The zero value is 0.
 type Int32 struct{ v atomic.Int32 }
 
 // Load atomically loads the value.
-func (x *Int32) Load() int32 {
-	before(OpLoad, unsafe.Pointer(x))
-	v := x.v.Load()
-	after(OpLoad, unsafe.Pointer(x), uint64(v))
-	return v
-}
+func (x *Int32) Load() int32 { return loaded(x, pre(OpLoad, x).v.Load()) }
 
 // Store atomically stores v.
 func (x *Int32) Store(v int32) {
-	before(OpStore, unsafe.Pointer(x))
-	x.v.Store(v)
-	after(OpStore, unsafe.Pointer(x), uint64(v))
+	pre(OpStore, x).v.Store(v)
+	stored(x, v)
 }
 
 // Add atomically adds d and returns the new value.
-func (x *Int32) Add(d int32) int32 {
-	before(OpAdd, unsafe.Pointer(x))
-	v := x.v.Add(d)
-	afterRMW(OpAdd, unsafe.Pointer(x), uint64(v-d), uint64(v), true)
-	return v
-}
+func (x *Int32) Add(d int32) int32 { return added(x, d, pre(OpAdd, x).v.Add(d)) }
 
 // Swap atomically stores v and returns the old value.
-func (x *Int32) Swap(v int32) int32 {
-	before(OpSwap, unsafe.Pointer(x))
-	old := x.v.Swap(v)
-	afterRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(v), true)
-	return old
-}
+func (x *Int32) Swap(v int32) int32 { return swapped(x, v, pre(OpSwap, x).v.Swap(v)) }
 
 // CompareAndSwap atomically replaces old with new and reports whether it did.
 func (x *Int32) CompareAndSwap(old, new int32) bool {
-	before(OpCAS, unsafe.Pointer(x))
-	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), uint64(seen), uint64(new), ok)
-	return ok
+	return cased(&x.v, old, new, pre(OpCAS, &x.v).CompareAndSwap(old, new), (*atomic.Int32).Load)
 }
 
 // Int64 is an atomic int64. The zero value is 0.
 type Int64 struct{ v atomic.Int64 }
 
 // Load atomically loads the value.
-func (x *Int64) Load() int64 {
-	before(OpLoad, unsafe.Pointer(x))
-	v := x.v.Load()
-	after(OpLoad, unsafe.Pointer(x), uint64(v))
-	return v
-}
+func (x *Int64) Load() int64 { return loaded(x, pre(OpLoad, x).v.Load()) }
 
 // Store atomically stores v.
 func (x *Int64) Store(v int64) {
-	before(OpStore, unsafe.Pointer(x))
-	x.v.Store(v)
-	after(OpStore, unsafe.Pointer(x), uint64(v))
+	pre(OpStore, x).v.Store(v)
+	stored(x, v)
 }
 
 // Add atomically adds d and returns the new value.
-func (x *Int64) Add(d int64) int64 {
-	before(OpAdd, unsafe.Pointer(x))
-	v := x.v.Add(d)
-	afterRMW(OpAdd, unsafe.Pointer(x), uint64(v-d), uint64(v), true)
-	return v
-}
+func (x *Int64) Add(d int64) int64 { return added(x, d, pre(OpAdd, x).v.Add(d)) }
 
 // Swap atomically stores v and returns the old value.
-func (x *Int64) Swap(v int64) int64 {
-	before(OpSwap, unsafe.Pointer(x))
-	old := x.v.Swap(v)
-	afterRMW(OpSwap, unsafe.Pointer(x), uint64(old), uint64(v), true)
-	return old
-}
+func (x *Int64) Swap(v int64) int64 { return swapped(x, v, pre(OpSwap, x).v.Swap(v)) }
 
 // CompareAndSwap atomically replaces old with new and reports whether it did.
 func (x *Int64) CompareAndSwap(old, new int64) bool {
-	before(OpCAS, unsafe.Pointer(x))
-	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), uint64(seen), uint64(new), ok)
-	return ok
+	return cased(&x.v, old, new, pre(OpCAS, &x.v).CompareAndSwap(old, new), (*atomic.Int64).Load)
 }
 
 // Bool is an atomic bool. The zero value is false.
 type Bool struct{ v atomic.Bool }
 
 // Load atomically loads the value.
-func (x *Bool) Load() bool {
-	before(OpLoad, unsafe.Pointer(x))
-	v := x.v.Load()
-	after(OpLoad, unsafe.Pointer(x), b2u(v))
-	return v
-}
+func (x *Bool) Load() bool { return loadedW(x, pre(OpLoad, x).v.Load(), b2u) }
 
 // Store atomically stores v.
 func (x *Bool) Store(v bool) {
-	before(OpStore, unsafe.Pointer(x))
-	x.v.Store(v)
-	after(OpStore, unsafe.Pointer(x), b2u(v))
+	pre(OpStore, x).v.Store(v)
+	storedW(x, v, b2u)
 }
 
 // Swap atomically stores v and returns the old value.
-func (x *Bool) Swap(v bool) bool {
-	before(OpSwap, unsafe.Pointer(x))
-	old := x.v.Swap(v)
-	afterRMW(OpSwap, unsafe.Pointer(x), b2u(old), b2u(v), true)
-	return old
-}
+func (x *Bool) Swap(v bool) bool { return swappedW(x, v, pre(OpSwap, x).v.Swap(v), b2u) }
 
 // CompareAndSwap atomically replaces old with new and reports whether it did.
 func (x *Bool) CompareAndSwap(old, new bool) bool {
-	before(OpCAS, unsafe.Pointer(x))
-	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), b2u(seen), b2u(new), ok)
-	return ok
+	return casedW(&x.v, old, new, pre(OpCAS, &x.v).CompareAndSwap(old, new), (*atomic.Bool).Load, b2u)
 }
 
 // Pointer is an atomic *T. The zero value is nil.
 type Pointer[T any] struct{ v atomic.Pointer[T] }
 
 // Load atomically loads the pointer.
-func (x *Pointer[T]) Load() *T {
-	before(OpLoad, unsafe.Pointer(x))
-	p := x.v.Load()
-	after(OpLoad, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(p))))
-	return p
-}
+func (x *Pointer[T]) Load() *T { return loadedW(x, pre(OpLoad, x).v.Load(), ptrWord) }
 
 // Store atomically stores p.
 func (x *Pointer[T]) Store(p *T) {
-	before(OpStore, unsafe.Pointer(x))
-	x.v.Store(p)
-	after(OpStore, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(p))))
+	pre(OpStore, x).v.Store(p)
+	storedW(x, p, ptrWord)
 }
 
 // Swap atomically stores p and returns the old pointer.
-func (x *Pointer[T]) Swap(p *T) *T {
-	before(OpSwap, unsafe.Pointer(x))
-	old := x.v.Swap(p)
-	afterRMW(OpSwap, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(old))), uint64(uintptr(unsafe.Pointer(p))), true)
-	return old
-}
+func (x *Pointer[T]) Swap(p *T) *T { return swappedW(x, p, pre(OpSwap, x).v.Swap(p), ptrWord) }
 
 // CompareAndSwap atomically replaces old with new and reports whether it did.
 func (x *Pointer[T]) CompareAndSwap(old, new *T) bool {
-	before(OpCAS, unsafe.Pointer(x))
-	ok := x.v.CompareAndSwap(old, new)
-	seen := old
-	if !ok && hooked() {
-		seen = x.v.Load() // what made it fail: no other explored thread runs in between
-	}
-	afterRMW(OpCAS, unsafe.Pointer(x), uint64(uintptr(unsafe.Pointer(seen))), uint64(uintptr(unsafe.Pointer(new))), ok)
-	return ok
+	return casedW(&x.v, old, new, pre(OpCAS, &x.v).CompareAndSwap(old, new), (*atomic.Pointer[T]).Load, ptrWord)
 }
