@@ -1,13 +1,13 @@
 package counter
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/explore"
+	"github.com/schedkit/schedkit/internal/exampletest"
 )
 
 // plainCounter: two threads increment a plain counter (atomicx.Plain), under
@@ -37,15 +37,7 @@ func TestPlainCounterUnderMutexIsRaceFree(t *testing.T) {
 }
 
 func TestPlainCounterIsADataRace(t *testing.T) {
-	res, err := explore.Explore(explore.Options{Name: "counter-plain"}, plainCounter(false))
-	if errors.Is(err, explore.ErrNoSchedcheck) {
-		t.Skip("needs -tags schedcheck")
-	}
-	require.NoError(t, err)
-	require.NotNil(t, res.Failure)
-	var dr *explore.DataRaceError
-	require.True(t, errors.As(res.Failure.Err, &dr), "%v", res.Failure.Err)
+	res, dr := exampletest.DataRace(t, explore.Options{Name: "counter-plain"}, plainCounter(false))
 	require.Equal(t, "counter", dr.Cell)
 	require.Equal(t, 1, res.Failure.Execution)
-	t.Log(res.Failure)
 }

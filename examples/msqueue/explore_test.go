@@ -1,11 +1,10 @@
 package msqueue
 
 import (
-	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/schedkit/schedkit/explore"
+	"github.com/schedkit/schedkit/internal/exampletest"
 )
 
 type queue interface {
@@ -17,33 +16,7 @@ type queue interface {
 // once. Every value must come out exactly once: from T2 or from draining
 // the queue afterwards.
 func twoEnqueuersOneDequeuer(newQueue func() queue) func() explore.Run {
-	return func() explore.Run {
-		q := newQueue()
-		explore.Name(q, "q")
-		var got []int
-		return explore.Run{
-			Threads: []func(){
-				func() { q.Enqueue(1) },
-				func() { q.Enqueue(2) },
-				func() {
-					if v, ok := q.Dequeue(); ok {
-						got = append(got, v)
-					}
-				},
-			},
-			Check: func() error {
-				all := slices.Clone(got)
-				for v, ok := q.Dequeue(); ok; v, ok = q.Dequeue() {
-					all = append(all, v)
-				}
-				slices.Sort(all)
-				if !slices.Equal(all, []int{1, 2}) {
-					return fmt.Errorf("dequeued %v then drained to %v: want 1 and 2 once each", got, all)
-				}
-				return nil
-			},
-		}
-	}
+	return exampletest.ProducersAndConsumer(newQueue, queue.Enqueue, queue.Dequeue, 0)
 }
 
 func TestQueueKeepsEveryValue(t *testing.T) {

@@ -1,12 +1,10 @@
 package msqueue
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/schedkit/schedkit/explore"
+	"github.com/schedkit/schedkit/internal/exampletest"
 )
 
 // valueAfterLink is Queue with the node's value stored after the CAS that
@@ -38,14 +36,6 @@ func (q *valueAfterLink) Enqueue(v int) {
 // explorer reports the late store against a dequeuer's read as a data race
 // (the correct queue runs race-free in TestQueueKeepsEveryValue).
 func TestValueAfterLinkIsADataRace(t *testing.T) {
-	res, err := explore.Explore(explore.Options{Name: "msqueue-value-after-link", Mode: explore.DPOR},
+	exampletest.DataRace(t, explore.Options{Name: "msqueue-value-after-link", Mode: explore.DPOR},
 		twoEnqueuersOneDequeuer(func() queue { return &valueAfterLink{New()} }))
-	if errors.Is(err, explore.ErrNoSchedcheck) {
-		t.Skip("needs -tags schedcheck")
-	}
-	require.NoError(t, err)
-	require.NotNil(t, res.Failure)
-	var dr *explore.DataRaceError
-	require.True(t, errors.As(res.Failure.Err, &dr), "%v", res.Failure.Err)
-	t.Logf("%d executions\n%s", res.Executions, res.Failure)
 }

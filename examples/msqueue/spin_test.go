@@ -1,12 +1,10 @@
 package msqueue
 
 import (
-	"fmt"
-	"slices"
 	"testing"
 
-	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/explore"
+	"github.com/schedkit/schedkit/internal/exampletest"
 )
 
 // spinningConsumer: T0 and T1 enqueue 1 and 2 while T2 dequeues until it gets
@@ -14,37 +12,7 @@ import (
 // the check drains the rest. (Spinning for both values costs 11,349 DPOR
 // executions, 4 s: one is enough for the spin.)
 func spinningConsumer(newQueue func() queue) func() explore.Run {
-	return func() explore.Run {
-		q := newQueue()
-		explore.Name(q, "q")
-		var got []int
-		return explore.Run{
-			Threads: []func(){
-				func() { q.Enqueue(1) },
-				func() { q.Enqueue(2) },
-				func() {
-					for len(got) < 1 {
-						if v, ok := q.Dequeue(); ok {
-							got = append(got, v)
-						} else {
-							atomicx.Sleep(0) // empty: let a producer run
-						}
-					}
-				},
-			},
-			Check: func() error {
-				all := slices.Clone(got)
-				for v, ok := q.Dequeue(); ok; v, ok = q.Dequeue() {
-					all = append(all, v)
-				}
-				slices.Sort(all)
-				if !slices.Equal(all, []int{1, 2}) {
-					return fmt.Errorf("the spinning consumer took %v, then drained to %v: want 1 and 2 once each", got, all)
-				}
-				return nil
-			},
-		}
-	}
+	return exampletest.ProducersAndConsumer(newQueue, queue.Enqueue, queue.Dequeue, 1)
 }
 
 // TestSpinningConsumerGetsEveryValue: the consumer's spin on an empty queue

@@ -1,13 +1,13 @@
 package once
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/explore"
+	"github.com/schedkit/schedkit/internal/exampletest"
 )
 
 // plainCallers: f initialises a plain value (what a Once usually guards),
@@ -31,15 +31,7 @@ func TestPlainValueAfterDoIsRaceFree(t *testing.T) {
 // TestPlainValueAfterDoneFirstIsADataRace: the single-CAS Once lets a
 // caller read the value with nothing ordering f's write before it.
 func TestPlainValueAfterDoneFirstIsADataRace(t *testing.T) {
-	res, err := explore.Explore(explore.Options{Name: "once-plain-done-first", Mode: explore.DPOR},
+	_, dr := exampletest.DataRace(t, explore.Options{Name: "once-plain-done-first", Mode: explore.DPOR},
 		func() explore.Run { return plainCallers(new(doneFirst)) })
-	if errors.Is(err, explore.ErrNoSchedcheck) {
-		t.Skip("needs -tags schedcheck")
-	}
-	require.NoError(t, err)
-	require.NotNil(t, res.Failure)
-	var dr *explore.DataRaceError
-	require.True(t, errors.As(res.Failure.Err, &dr), "%v", res.Failure.Err)
 	require.Equal(t, "value", dr.Cell)
-	t.Log(res.Failure)
 }

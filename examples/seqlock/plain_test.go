@@ -1,13 +1,13 @@
 package seqlock
 
 import (
-	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/explore"
+	"github.com/schedkit/schedkit/internal/exampletest"
 )
 
 // plainPair is Pair with its data in plain memory, as a C seqlock keeps
@@ -44,15 +44,7 @@ func (p *plainPair) Read() (a, b uint64) {
 // TestPlainDataIsADataRace: the explorer reports the overlap of a read
 // and a write of the plain data as a data race.
 func TestPlainDataIsADataRace(t *testing.T) {
-	res, err := explore.Explore(explore.Options{Name: "seqlock-plain-data", Mode: explore.DPOR},
+	_, dr := exampletest.DataRace(t, explore.Options{Name: "seqlock-plain-data", Mode: explore.DPOR},
 		func() explore.Run { return writerAndReader(new(plainPair)) })
-	if errors.Is(err, explore.ErrNoSchedcheck) {
-		t.Skip("needs -tags schedcheck")
-	}
-	require.NoError(t, err)
-	require.NotNil(t, res.Failure)
-	var dr *explore.DataRaceError
-	require.True(t, errors.As(res.Failure.Err, &dr), "%v", res.Failure.Err)
 	require.Contains(t, []string{"p.a", "p.b"}, dr.Cell)
-	t.Logf("%d executions\n%s", res.Executions, res.Failure)
 }

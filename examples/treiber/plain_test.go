@@ -1,7 +1,6 @@
 package treiber
 
 import (
-	"errors"
 	"fmt"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/explore"
+	"github.com/schedkit/schedkit/internal/exampletest"
 )
 
 // plainNext is Stack with next as plain memory: what Stack's comment on
@@ -56,16 +56,8 @@ func (s *plainNext) Pop() (int, bool) {
 // TestPlainNextIsADataRace: the explorer reports the race on a node's next
 // that made Stack keep next in atomic cells, with both steps.
 func TestPlainNextIsADataRace(t *testing.T) {
-	res, err := explore.Explore(explore.Options{Name: "treiber-plain-next", Mode: explore.DPOR},
+	_, dr := exampletest.DataRace(t, explore.Options{Name: "treiber-plain-next", Mode: explore.DPOR},
 		abaScenario(func(n int) pool { return &plainNext{next: make([]atomicx.Plain[uint32], n)} }))
-	if errors.Is(err, explore.ErrNoSchedcheck) {
-		t.Skip("needs -tags schedcheck")
-	}
-	require.NoError(t, err)
-	require.NotNil(t, res.Failure)
-	var dr *explore.DataRaceError
-	require.True(t, errors.As(res.Failure.Err, &dr), "%v", res.Failure.Err)
 	require.Regexp(t, `^next\[[0-2]\]$`, dr.Cell)
 	require.True(t, dr.First.Write != dr.Second.Write, "a read and a write: %v", dr)
-	t.Logf("%d executions\n%s", res.Executions, res.Failure)
 }

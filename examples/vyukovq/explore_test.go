@@ -1,11 +1,10 @@
 package vyukovq
 
 import (
-	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/schedkit/schedkit/explore"
+	"github.com/schedkit/schedkit/internal/exampletest"
 )
 
 type queue interface {
@@ -17,33 +16,7 @@ type queue interface {
 // slots that has already gone round once, while T2 dequeues once. Each
 // value must come out once, and never a value nobody enqueued.
 func producersAndConsumer(newQueue func() queue) func() explore.Run {
-	return func() explore.Run {
-		q := newQueue()
-		explore.Name(q, "q")
-		var got []uint64
-		return explore.Run{
-			Threads: []func(){
-				func() { q.Enqueue(1) },
-				func() { q.Enqueue(2) },
-				func() {
-					if v, ok := q.Dequeue(); ok {
-						got = append(got, v)
-					}
-				},
-			},
-			Check: func() error {
-				all := slices.Clone(got)
-				for v, ok := q.Dequeue(); ok; v, ok = q.Dequeue() {
-					all = append(all, v)
-				}
-				slices.Sort(all)
-				if !slices.Equal(all, []uint64{1, 2}) {
-					return fmt.Errorf("T2 dequeued %v, then the queue held the rest of %v: want 1 and 2 once each", got, all)
-				}
-				return nil
-			},
-		}
-	}
+	return exampletest.ProducersAndConsumer(newQueue, func(q queue, v uint64) { q.Enqueue(v) }, queue.Dequeue, 0)
 }
 
 // lapped returns a queue of two slots whose positions have gone round once.

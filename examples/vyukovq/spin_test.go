@@ -1,44 +1,17 @@
 package vyukovq
 
 import (
-	"fmt"
-	"slices"
 	"testing"
 
-	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/explore"
+	"github.com/schedkit/schedkit/internal/exampletest"
 )
 
 // spinningConsumer: on a lapped queue of two slots, T0 and T1 enqueue 1 and
 // 2 while T2 dequeues until it has two values, yielding whenever Dequeue
 // finds no published slot.
 func spinningConsumer(newQueue func() queue) func() explore.Run {
-	return func() explore.Run {
-		q := newQueue()
-		explore.Name(q, "q")
-		var got []uint64
-		return explore.Run{
-			Threads: []func(){
-				func() { q.Enqueue(1) },
-				func() { q.Enqueue(2) },
-				func() {
-					for len(got) < 2 {
-						if v, ok := q.Dequeue(); ok {
-							got = append(got, v)
-						} else {
-							atomicx.Sleep(0) // nothing published yet: let a producer run
-						}
-					}
-				},
-			},
-			Check: func() error {
-				if all := slices.Sorted(slices.Values(got)); !slices.Equal(all, []uint64{1, 2}) {
-					return fmt.Errorf("the spinning consumer took %v: want 1 and 2 once each", got)
-				}
-				return nil
-			},
-		}
-	}
+	return exampletest.ProducersAndConsumer(newQueue, func(q queue, v uint64) { q.Enqueue(v) }, queue.Dequeue, 2)
 }
 
 // TestSpinningConsumerGetsEveryValue: the consumer's spin always ends with
