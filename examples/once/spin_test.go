@@ -1,7 +1,6 @@
 package once
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/schedkit/schedkit/atomicx"
@@ -14,29 +13,7 @@ import (
 // scheduling of yields that schedule ran into MaxSteps on correct code (the
 // reason twoCallers has two callers); now a spinner is not run again until
 // the others have had their turn, and the winner finishes.
-func threeCallers(o doer) explore.Run {
-	var calls, value atomicx.Uint32
-	explore.Name(o, "once")
-	explore.Name(&calls, "calls")
-	explore.Name(&value, "value")
-	f := func() { calls.Add(1); value.Store(42) }
-	var saw [3]uint32
-	caller := func(i int) func() {
-		return func() { o.Do(f); saw[i] = value.Load() }
-	}
-	return explore.Run{
-		Threads: []func(){caller(0), caller(1), caller(2)},
-		Check: func() error {
-			if calls.Load() != 1 {
-				return fmt.Errorf("f ran %d times", calls.Load())
-			}
-			if saw != [3]uint32{42, 42, 42} {
-				return fmt.Errorf("after Do the callers saw %v: a Do returned before f had run", saw)
-			}
-			return nil
-		},
-	}
-}
+func threeCallers(o doer) explore.Run { return callers(o, 3) }
 
 // TestSpinningWaitersLetFRun: three callers, two of them spinning, in DFS and
 // DPOR: no false livelock, f once, its value seen by all.

@@ -51,18 +51,24 @@ func abaScenario(newPool func(n int) pool) func() explore.Run {
 					held1 = append(held1, b)
 				},
 			},
-			Check: func() error {
-				all := slices.Concat(held0, held1)
-				for i, ok := s.Pop(); ok; i, ok = s.Pop() {
-					all = append(all, i)
-				}
-				slices.Sort(all)
-				if !slices.Equal(all, []int{0, 1, 2}) {
-					return fmt.Errorf("nodes held by T0 %v, by T1 %v, left on the stack and held: %v (want each of 0 1 2 once)", held0, held1, all)
-				}
-				return nil
-			},
+			Check: eachNodeOnce(s, &held0, &held1, 0, 1, 2),
 		}
+	}
+}
+
+// eachNodeOnce is a scenario's check that each of want is in one place:
+// held by T0 (held0), by T1 (held1), or on the stack s (drained).
+func eachNodeOnce(s pool, held0, held1 *[]int, want ...int) func() error {
+	return func() error {
+		all := slices.Concat(*held0, *held1)
+		for i, ok := s.Pop(); ok; i, ok = s.Pop() {
+			all = append(all, i)
+		}
+		slices.Sort(all)
+		if !slices.Equal(all, want) {
+			return fmt.Errorf("nodes held by T0 %v, by T1 %v, left on the stack and held: %v (want each of %v once)", *held0, *held1, all, want)
+		}
+		return nil
 	}
 }
 

@@ -1,8 +1,6 @@
 package treiber
 
 import (
-	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/schedkit/schedkit/atomicx"
@@ -42,17 +40,7 @@ func spinningPopper(newPool func(n int) pool) func() explore.Run {
 					}
 				},
 			},
-			Check: func() error {
-				all := slices.Concat(held0, held1)
-				for i, ok := s.Pop(); ok; i, ok = s.Pop() {
-					all = append(all, i)
-				}
-				slices.Sort(all)
-				if !slices.Equal(all, []int{0, 1}) {
-					return fmt.Errorf("nodes held by T0 %v, by T1 %v, left on the stack and held: %v (want 0 and 1 once)", held0, held1, all)
-				}
-				return nil
-			},
+			Check: eachNodeOnce(s, &held0, &held1, 0, 1),
 		}
 	}
 }
