@@ -17,40 +17,20 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRewriteGolden: each form the rewrite maps, as golden text. Every
-// output has the input's lines, so file:line stays the user's, and
-// compiles against atomicx (one go build: 3.6 s at load 19).
+// TestRewriteGolden: each form the rewrite maps, as golden text (the input
+// and the output in one, see splitGolden). Every output has the input's
+// lines, so file:line stays the user's, and compiles against atomicx (one
+// go build: 3.6 s at load 19).
 func TestRewriteGolden(t *testing.T) {
 	var goldens []string
-	for _, c := range []struct{ name, in, want string }{
+	for _, c := range []struct{ name, golden string }{
 		{"atomic types and function forms: the import alone changes",
 			`package p
 
 import (
 	"fmt"
-	"sync/atomic"
-)
-
-type R struct {
-	n    atomic.Int64
-	p    atomic.Pointer[int]
-	v    atomic.Value
-	u    atomic.Uintptr
-	word uint64
-}
-
-func (r *R) F() {
-	r.n.Add(1)
-	atomic.AddUint64(&r.word, 1)
-	_ = atomic.LoadUint64(&r.word)
-	atomic.CompareAndSwapInt32(new(int32), 0, 1)
-	fmt.Println(r.n.Or(4))
-}
-`, `package p
-
-import (
-	"fmt"
-	atomic "github.com/schedkit/schedkit/atomicx"
+- 	"sync/atomic"
++ 	atomic "github.com/schedkit/schedkit/atomicx"
 )
 
 type R struct {
@@ -70,77 +50,61 @@ func (r *R) F() {
 }
 `},
 		{"a named import keeps its name",
-			"package p\n\nimport sa \"sync/atomic\"\n\nvar x sa.Bool\n",
-			"package p\n\nimport sa \"github.com/schedkit/schedkit/atomicx\"\n\nvar x sa.Bool\n"},
+			"package p\n\n- import sa \"sync/atomic\"\n+ import sa \"github.com/schedkit/schedkit/atomicx\"\n\nvar x sa.Bool\n"},
 		{"sync's blocking types move; the import becomes atomicx's",
 			`package p
 
-import "sync"
+- import "sync"
++ import atomicx "github.com/schedkit/schedkit/atomicx"
 
 type S struct {
-	sync.Mutex
-	rw   sync.RWMutex
-	once sync.Once
-	wg   *sync.WaitGroup
+- 	sync.Mutex
++ 	atomicx.Mutex
+- 	rw   sync.RWMutex
++ 	rw   atomicx.RWMutex
+- 	once sync.Once
++ 	once atomicx.Once
+- 	wg   *sync.WaitGroup
++ 	wg   *atomicx.WaitGroup
 }
 
-var f = sync.OnceValue[int](func() int { return 1 })
-var g = sync.OnceFunc(func() {})
-var h = sync.OnceValues(func() (int, error) { return 1, nil })
-var c = sync.NewCond(new(sync.Mutex))
-var d = sync.Cond{L: &S{}}
-`, `package p
-
-import atomicx "github.com/schedkit/schedkit/atomicx"
-
-type S struct {
-	atomicx.Mutex
-	rw   atomicx.RWMutex
-	once atomicx.Once
-	wg   *atomicx.WaitGroup
-}
-
-var f = atomicx.OnceValue[int](func() int { return 1 })
-var g = atomicx.OnceFunc(func() {})
-var h = atomicx.OnceValues(func() (int, error) { return 1, nil })
-var c = atomicx.NewCond(new(atomicx.Mutex))
-var d = atomicx.Cond{L: &S{}}
+- var f = sync.OnceValue[int](func() int { return 1 })
++ var f = atomicx.OnceValue[int](func() int { return 1 })
+- var g = sync.OnceFunc(func() {})
++ var g = atomicx.OnceFunc(func() {})
+- var h = sync.OnceValues(func() (int, error) { return 1, nil })
++ var h = atomicx.OnceValues(func() (int, error) { return 1, nil })
+- var c = sync.NewCond(new(sync.Mutex))
++ var c = atomicx.NewCond(new(atomicx.Mutex))
+- var d = sync.Cond{L: &S{}}
++ var d = atomicx.Cond{L: &S{}}
 `},
 		{"sync kept for Pool, Map and Locker: both imports, on sync's line",
 			`package p
 
 import (
-	"sync"
+- 	"sync"
++ 	"sync"; atomicx "github.com/schedkit/schedkit/atomicx"
 )
 
 var (
-	mu   sync.Mutex
-	pool sync.Pool
-	m    sync.Map
-	l    sync.Locker = &mu
-)
-`, `package p
-
-import (
-	"sync"; atomicx "github.com/schedkit/schedkit/atomicx"
-)
-
-var (
-	mu   atomicx.Mutex
+- 	mu   sync.Mutex
++ 	mu   atomicx.Mutex
 	pool sync.Pool
 	m    sync.Map
 	l    sync.Locker = &mu
 )
 `},
 		{"sync kept, import without parentheses",
-			"package p\n\nimport \"sync\"\n\nvar mu sync.Mutex\nvar m sync.Map\n",
-			"package p\n\nimport \"sync\"; import atomicx \"github.com/schedkit/schedkit/atomicx\"\n\nvar mu atomicx.Mutex\nvar m sync.Map\n"},
+			"package p\n\n- import \"sync\"\n+ import \"sync\"; import atomicx \"github.com/schedkit/schedkit/atomicx\"\n\n- var mu sync.Mutex\n+ var mu atomicx.Mutex\nvar m sync.Map\n"},
 		{"a local named sync or atomic is not the import; a taken name gets another alias",
 			`package p
 
 import (
-	"sync"
-	"sync/atomic"
+- 	"sync"
++ 	atomicx_ "github.com/schedkit/schedkit/atomicx"
+- 	"sync/atomic"
++ 	atomic "github.com/schedkit/schedkit/atomicx"
 )
 
 type box struct{ Mutex int }
@@ -148,26 +112,8 @@ type box struct{ Mutex int }
 var atomicx, n = 1, atomic.Int32{}
 
 func f() {
-	var mu sync.Mutex
-	sync := box{}
-	_ = sync.Mutex
-	atomic := struct{ AddInt64 int }{}
-	_ = atomic.AddInt64
-	_ = mu
-}
-`, `package p
-
-import (
-	atomicx_ "github.com/schedkit/schedkit/atomicx"
-	atomic "github.com/schedkit/schedkit/atomicx"
-)
-
-type box struct{ Mutex int }
-
-var atomicx, n = 1, atomic.Int32{}
-
-func f() {
-	var mu atomicx_.Mutex
+- 	var mu sync.Mutex
++ 	var mu atomicx_.Mutex
 	sync := box{}
 	_ = sync.Mutex
 	atomic := struct{ AddInt64 int }{}
@@ -179,34 +125,27 @@ func f() {
 			`package p
 
 import (
-	"sync"
+- 	"sync"
++ 	_ "sync"
 
 	ax "github.com/schedkit/schedkit/atomicx"
 )
 
-var mu sync.Mutex
-var n ax.Int64
-`, `package p
-
-import (
-	_ "sync"
-
-	ax "github.com/schedkit/schedkit/atomicx"
-)
-
-var mu ax.Mutex
+- var mu sync.Mutex
++ var mu ax.Mutex
 var n ax.Int64
 `},
 	} {
+		in, want := splitGolden(c.golden)
 		t.Run(c.name, func(t *testing.T) {
-			out, edits, problems, err := rewriteSource("p.go", []byte(c.in))
+			out, edits, problems, err := rewriteSource("p.go", []byte(in))
 			require.NoError(t, err)
 			assert.Empty(t, problems)
 			assert.NotEmpty(t, edits)
-			assert.Equal(t, c.want, string(out))
-			assert.Equal(t, strings.Count(c.in, "\n"), strings.Count(string(out), "\n"), "lines kept")
+			assert.Equal(t, want, string(out))
+			assert.Equal(t, strings.Count(in, "\n"), strings.Count(string(out), "\n"), "lines kept")
 		})
-		goldens = append(goldens, c.want)
+		goldens = append(goldens, want)
 	}
 
 	// Every rewritten file compiles against atomicx in the build the
@@ -233,6 +172,26 @@ var n ax.Int64
 	assert.Empty(t, problems)
 	_, _, _, err = rewriteSource("p.go", []byte("package p\nfunc {"))
 	assert.Error(t, err, "a file that does not parse")
+}
+
+// splitGolden splits a golden rewrite into the input and the output it
+// must become: a line that starts with "- " is the input's alone, one that
+// starts with "+ " the output's, every other line both's. The rewrite edits
+// lines in place, so each "- " line is followed by its "+ " line.
+func splitGolden(g string) (in, want string) {
+	var i, w strings.Builder
+	for _, l := range strings.SplitAfter(g, "\n") {
+		switch {
+		case strings.HasPrefix(l, "- "):
+			i.WriteString(l[2:])
+		case strings.HasPrefix(l, "+ "):
+			w.WriteString(l[2:])
+		default:
+			i.WriteString(l)
+			w.WriteString(l)
+		}
+	}
+	return i.String(), w.String()
 }
 
 // TestRewriteReportsUnsupported: a use the rewrite cannot map is reported
