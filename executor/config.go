@@ -22,6 +22,13 @@ const DefaultSlice = 10 * time.Millisecond
 // runtime (20µs), after which its retake hands a _Psyscall P off.
 const DefaultSyscallThreshold = 20 * time.Microsecond
 
+// DefaultMKeepAlive is how long an idle M beyond the Ps waits for work
+// before it exits when Config.MKeepAlive is zero: tokio's blocking pool
+// keeps an idle thread 10 s (Builder::thread_keep_alive), long enough that
+// a steady pace of bursts a few seconds apart reuses its Ms, short enough
+// that a burst's Ms are gone soon after it.
+const DefaultMKeepAlive = 10 * time.Second
+
 // MaxSlice bounds Config.Slice: a slice longer than this disables handoff in
 // all but name, which is a configuration mistake.
 const MaxSlice = time.Minute
@@ -94,6 +101,15 @@ type Config struct {
 	// is a Config error.
 	MaxBlocking int
 
+	// MKeepAlive is how long an M beyond the Ps may idle before it exits:
+	// a burst of blocking calls (Task.Syscall, Task.Blocking) makes Ms,
+	// one for each P handed off while its call blocks, and once the burst
+	// is over every M parked that long while more Ms are alive than Ps
+	// are in service exits (its goroutine ends), down to one M per P. 0
+	// means DefaultMKeepAlive; negative means Ms never exit, as the Go
+	// runtime keeps its idle Ms. Stats.LiveMs and IdleMs count them.
+	MKeepAlive time.Duration
+
 	bcap *blockCap // MaxBlocking's slots, made by resolve (blockcap.go)
 }
 
@@ -153,6 +169,9 @@ func (c Config) resolve() (Config, error) {
 		c.StealDelay = runnext.StealDelay
 	case c.StealDelay < 0 || c.StealDelay > c.Slice:
 		return bad("StealDelay", "%v, want 0..Slice (%v)", c.StealDelay, c.Slice)
+	}
+	if c.MKeepAlive == 0 {
+		c.MKeepAlive = DefaultMKeepAlive
 	}
 	if c.MaxQueued < 0 {
 		return bad("MaxQueued", "%d, want 0 (no bound) or more", c.MaxQueued)

@@ -415,6 +415,24 @@
 //     queued on the P, the retake hands the P to it (handToWaiter) rather
 //     than to a new M: the Ms made beyond Procs stay near the calls blocked
 //     at once (demo: 13 to 18 Ms for 3000 files, 887 to 1148 with Blocking).
+//   - Once a burst of calls is over its Ms go: an M that parks while more
+//     Ms are alive than Ps are in service exits once it has idled
+//     Config.MKeepAlive (DefaultMKeepAlive, 10 s; negative: never, the
+//     runtime's way), its goroutine ended and its record kept for the next
+//     M (stopm, spinning's Config.KeepAlive). The runtime never ends an
+//     idle M (stopm parks it for good; mexit ends only an M whose locked
+//     goroutine exited); here an M is a goroutine a burst multiplies, and
+//     24 blocked Blocking calls left 25 parked until Close. The exit is
+//     decided under the Sched's lock against mget, so an M handed a P as
+//     its keep-alive ran out keeps it (spinning's TestExploreKeepAlive
+//     [ExitIgnoresWake]); it holds no P and no task (stopm panics
+//     otherwise); Close's quiescence counts the Ms alive (made less
+//     spinning's NMFreed). Stats.LiveMs, IdleMs and ExitedMs count them.
+//     TestKeepAliveIdleMsExit (bubble: after the burst and twice the
+//     keep-alive at most Procs Ms and Procs+1 goroutines, and a second
+//     burst runs; kill-matrix keepalive, keepalive2 [MsNeverExit]);
+//     TestRealtimeKeepAliveMsExit (real clock, 1ms keep-alive: judged by
+//     the state reached, a health ticker makes a stalled wait inconclusive).
 //   - An M calls runtime.Gosched every 64 tasks (yieldEvery), so sysmon,
 //     a handoff's new M and a readied waiter, goroutines that need a Go P,
 //     run within 64 short tasks even when every Go P runs an M.

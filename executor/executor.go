@@ -193,6 +193,9 @@ func build(cfg0 Config, goStart func(func()), needM bool) (*Executor, error) {
 	sc := spinning.Config{Procs: cfg.Procs, Work: e.work, CheckDead: e.checkDead}
 	if needM {
 		sc.NeedM = e.startM
+		if cfg.MKeepAlive > 0 && mutant != msNeverExit {
+			sc.KeepAlive = cfg.MKeepAlive // idle Ms beyond the Ps exit (stopm)
+		}
 	}
 	e.sched, err = spinning.New(sc)
 	if err != nil {
@@ -592,10 +595,15 @@ func (e *Executor) work() bool {
 
 // startM starts one more M: a worker goroutine with a spinning.M of its
 // own, which parks on the idle list (or takes a handoff that waits). It is
-// the Sched's NeedM (newm) and starts the initial Ms.
+// the Sched's NeedM (newm) and starts the initial Ms. The worker record is
+// one an ended goroutine left (an M that exited, a spare), if any: after
+// bursts of blocking calls the worker list stays the size of the largest.
 func (e *Executor) startM() {
 	e.nm.Add(1)
-	w := e.newWorker()
+	w := e.deadWorker()
+	if w == nil {
+		w = e.newWorker()
+	}
 	w.sm.Store(e.sched.NewM())
 	e.live.Add(1)
 	e.goStart(func() { e.mstart(w, false) })
@@ -621,6 +629,46 @@ func (e *Executor) newWorker() *worker {
 	return w
 }
 
+// deadWorker returns the record of a worker whose goroutine ended, for
+// reuse, or nil.
+func (e *Executor) deadWorker() *worker {
+	e.spareMu.Lock()
+	defer e.spareMu.Unlock()
+	n := len(e.dead)
+	if n == 0 {
+		return nil
+	}
+	w := e.dead[n-1]
+	e.dead[n-1] = nil
+	e.dead = e.dead[:n-1]
+	return w
+}
+
+// stopm parks w's M on the idle list until it is handed a P (StopM), and
+// reports whether it got one. False: the executor shut down, or the M
+// exited after Config.MKeepAlive idle (spinning's Exited), holding no P
+// and no task (it parked between tasks, its P given back); then w drops
+// the M and its goroutine ends, its record listed for reuse. It mirrors
+// stopm; the runtime never ends an idle M (spinning's doc.go).
+func (e *Executor) stopm(w *worker) bool {
+	sm := w.sm.Load()
+	if sm.StopM() {
+		return true
+	}
+	if sm.Exited() {
+		if w.p.Load() != nil || w.first != nil {
+			panic("executor: an M exited holding a P or a task")
+		}
+		w.sm.Store(nil)
+		w.retire = true // mexit lists the record for reuse
+		e.event(EventMExit, -1, w, 0)
+	}
+	return false
+}
+
+// liveMs is the Ms made and not exited.
+func (e *Executor) liveMs() int64 { return e.nm.Load() - int64(e.sched.NMFreed()) }
+
 // goroutineExit counts a worker or sysmon out; the last one wakes Close.
 func (e *Executor) goroutineExit() {
 	if e.live.Add(-1) == 0 {
@@ -631,19 +679,25 @@ func (e *Executor) goroutineExit() {
 // checkDead is the Sched's CheckDead, called when an M parks: while
 // closing, the executor is quiescent when every M is parked, nothing is
 // queued and no outside submit is in flight. Nothing can make work then:
-// tasks run only on Ms. It mirrors checkdead's count of idle Ms.
+// tasks run only on Ms. It mirrors checkdead's count of idle Ms (mcount,
+// less nmfreed: an M that exited after its keep-alive left under the lock
+// CheckDead runs under, so the count read here goes with idle).
 func (e *Executor) checkDead(idle, _ int) {
 	if e.booting.Load() != 0 && idle >= e.procs && e.booting.CompareAndSwap(1, 0) {
 		e.booted.Wakeup() // boot's Ms have all parked
 	}
-	if e.closing.Load() != 0 && e.inflight.Load() == 0 && int64(idle) == e.nm.Load() && e.parked.Load() == 0 && !e.work() {
+	if e.closing.Load() != 0 && e.inflight.Load() == 0 && int64(idle) == e.liveMs() && e.parked.Load() == 0 && !e.work() {
 		e.wakeQuiet(1)
 	}
 }
 
-// checkQuiet is checkDead for a caller outside the Sched.
+// checkQuiet is checkDead for a caller outside the Sched. The Ms freed
+// are read before the idle count: an M that exits in between is then
+// still counted alive (not quiet yet), where the other order could count
+// it out of the Ms but in the idle ones and call a running M idle.
 func (e *Executor) checkQuiet() {
-	if e.inflight.Load() == 0 && int64(e.sched.NMIdle()) == e.nm.Load() && e.parked.Load() == 0 && !e.work() {
+	freed := int64(e.sched.NMFreed())
+	if e.inflight.Load() == 0 && int64(e.sched.NMIdle()) == e.nm.Load()-freed && e.parked.Load() == 0 && !e.work() {
 		e.wakeQuiet(1)
 	}
 }

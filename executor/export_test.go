@@ -49,3 +49,7 @@ func SetSysmonLate(d time.Duration) (restore func()) {
 	sysmonLateForTest = d
 	return func() { sysmonLateForTest = old }
 }
+
+// Goroutines is the executor's goroutines not yet exited: its Ms, sysmon
+// and its spares.
+func (e *Executor) Goroutines() int { return int(e.live.Load()) }

@@ -378,6 +378,10 @@ const (
 	// RetakeNoCur: a retake does not publish w.cur after its CAS, so the
 	// task that lost its P is judged stale by its own next Go (TaskGen.tla).
 	retakeNoCur
+	// MsNeverExit: the Sched gets no keep-alive (Config.MKeepAlive is
+	// ignored), so the Ms a burst of blocking calls made stay parked until
+	// Close, as the runtime's idle Ms do (issue 25).
+	msNeverExit
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -488,6 +492,8 @@ var mutationNames = [...]string{
 
 	staleGenAccepted: "StaleGenAccepted",
 	retakeNoCur:      "RetakeNoCur",
+
+	msNeverExit: "MsNeverExit",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

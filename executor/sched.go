@@ -21,7 +21,7 @@ func (e *Executor) mstart(w *worker, held bool) {
 	defer e.mexit(w)
 	if !held {
 		e.parking(w, nil)
-		if !w.sm.Load().StopM() {
+		if !e.stopm(w) {
 			return
 		}
 		e.unparked(w, nil)
@@ -103,7 +103,7 @@ func (e *Executor) exitP(w *worker) bool {
 		return true
 	}
 	e.parking(w, nil)
-	if !w.sm.Load().StopM() {
+	if !e.stopm(w) {
 		return false
 	}
 	e.unparked(w, nil)
@@ -212,7 +212,7 @@ func (e *Executor) findRunnable(w *worker) (*task, bool) {
 		}
 		e.wakeIdleSysmon() // the last P idle with tasks waiting for I/O: sysmon to its blocking poll
 		e.parking(w, p)
-		if !w.sm.Load().StopM() {
+		if !e.stopm(w) {
 			return nil, false
 		}
 		e.unparked(w, p)

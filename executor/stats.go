@@ -28,13 +28,14 @@ const (
 	EventReacquire                        // a task that gave its P away or lost it holds P again (exitsyscall)
 	EventTaskPark                         // a task parked (Task.Park: gopark) and its P went on
 	EventSpare                            // a worker whose M a resumed task took waits as a spare, or ends (P -1)
+	EventMExit                            // an M idle for Config.MKeepAlive beyond the Ps exited (P -1)
 )
 
 var eventNames = [...]string{
 	EventPark: "park", EventUnpark: "unpark", EventHandoff: "handoff", EventRetake: "retake",
 	EventSteal: "steal", EventOverflow: "overflow", EventGlobalBatch: "globalbatch", EventPanic: "panic",
 	EventTaskStart: "taskstart", EventTaskEnd: "taskend", EventSpin: "spin", EventSpinStop: "spinstop",
-	EventReacquire: "reacquire", EventTaskPark: "taskpark", EventSpare: "spare",
+	EventReacquire: "reacquire", EventTaskPark: "taskpark", EventSpare: "spare", EventMExit: "mexit",
 }
 
 func (k EventKind) String() string {
@@ -238,6 +239,9 @@ type Stats struct {
 	Total     ProcStats
 	GlobalLen int           // tasks in the global queue
 	Ms        int           // Ms (worker goroutines) made so far
+	LiveMs    int           // Ms alive now: made, less those that exited after Config.MKeepAlive idle
+	IdleMs    int           // Ms parked with no P now (on the idle list)
+	ExitedMs  int           // Ms that exited after Config.MKeepAlive idle, so far
 	Spinning  int           // Ms spinning now
 	IdleProcs int           // Ps idle now
 	Dropped   int           // tasks dropped at a Shutdown deadline
@@ -314,10 +318,13 @@ type LatencyBucket struct {
 // Stats returns the counters. It takes no lock the Ms take on their paths
 // (only each cell's atomic load and the global queue's length cell).
 func (e *Executor) Stats() Stats {
+	freed := e.sched.NMFreed() // before Ms: an exit in between counts the M alive
 	s := Stats{
 		Procs:     make([]ProcStats, len(e.allPs())), // every P made, in service or taken away (resize.go)
 		GlobalLen: e.global.Len(),
 		Ms:        int(e.nm.Load()),
+		ExitedMs:  freed,
+		IdleMs:    e.sched.NMIdleHint(),
 		Spinning:  e.sched.NMSpinning(),
 		IdleProcs: e.sched.NPIdle(),
 		Dropped:   int(e.dropped.Load()),
@@ -363,6 +370,7 @@ func (e *Executor) Stats() Stats {
 	s.Total.TaskParks += e.taskParksNoP.Load()
 	s.Latency = lat.summarize()
 	e.resizeStats(&s)
+	s.LiveMs = s.Ms - s.ExitedMs
 	return s
 }
 

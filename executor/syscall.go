@@ -229,7 +229,7 @@ func (e *Executor) handoffAffordable() bool {
 		}
 	}
 	e.mu.Unlock()
-	return e.nm.Load()-int64(e.liveProcs()) < 2*(e.calls.Load()-waiting)
+	return e.liveMs()-int64(e.liveProcs()) < 2*(e.calls.Load()-waiting)
 }
 
 // handToWaiter gives P p, just retaken from w's call (held by the retaker,

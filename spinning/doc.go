@@ -36,6 +36,7 @@
 //	M.StopM             stopm, mput, mPark         StopM          park on the idle list until handed a P
 //	M.AcquireP          exitsyscall's pidleget     AcquireP       take an idle P without spinning
 //	M.HandoffP          handoffp (spinning part)   HandoffP       give the P to another M, or make it idle
+//	  (StopM's end)     mexit's allm, nmfreed      (not modelled) an idle M past its keep-alive exits
 //	Sched.Shutdown      (none)                     (not modelled) wake every parked M to exit
 //
 // An executor's M runs this loop, its findRunnable and schedule:
@@ -119,6 +120,26 @@
 // Procs Ms hold one, and some M without a P is neither parked (StartM found
 // the idle list empty under the lock) nor exited, so it reaches StopM. An
 // executor whose Ms block in system calls must start Ms on NeedM.
+//
+// Idle Ms may exit (Config.KeepAlive, which needs NeedM), where the
+// runtime keeps them: its stopm parks an M on sched.midle for good, and an
+// M ends only in mexit, when a goroutine locked to it (LockOSThread) exits;
+// mexit takes it out of allm and counts sched.nmfreed, as expire does
+// here. An executor's Ms are goroutines that a burst of blocking calls
+// multiplies (each blocked call keeps one while its P goes on with
+// another), and the runtime's reason to keep idle threads (a new thread is
+// dear, and a locked one may be in a state no new one has) weighs less
+// than dozens of goroutines parked until Close. An M that parks while more
+// Ms are alive than Ps are in service sleeps with a timer of KeepAlive
+// (one that parks with no more Ms than Ps sleeps with none, so the steady
+// state pays nothing); when it runs out the M looks under the lock: if
+// StartM or Shutdown popped it meanwhile (mget, under the same lock) it
+// stays, its wakeup on its way, so no handed P is lost; if no more Ms are
+// alive than Ps it sleeps on with no timer; else it leaves the list and
+// the Sched, and StopM returns false with M.Exited set. A later handoff
+// that finds no idle M waits for NeedM's M, as before. So once no M is
+// busy, at most Procs Ms stay; Ms that parked with no timer before a
+// shrink (Sched.RetireP) stay until they next run and park.
 //
 // The rule that limits spinners reads nmspinning and npidle without the
 // lock and may let more Ms spin than it allows when several decide at once,
@@ -221,6 +242,9 @@
 //	  without sleeping; NeedM is called
 //	Config.Work is called without the lock           TestExploreWorkWithoutLock [TestExploreWorkWithoutLockCatchesWorkUnderLock]
 //	CheckDead on every park, with (idle, total)      TestCheckDeadSeesEveryMPark; TestStopM
+//	an M whose keep-alive runs out exits only if     TestScenarios "a keep-alive that runs out after a StartM popped
+//	  still idle and more Ms than Ps are alive;        the M stays"; TestExploreKeepAlive [ExitIgnoresWake];
+//	  a popped M keeps the P it was handed             TestNewRejectsBadConfig (KeepAlive without NeedM)
 //	Shutdown wakes parked Ms with false, later       TestShutdown; the model's Shutdown
 //	  StopMs return false, handoffs give their Ps
 //	  back, Wakep starts nothing; idempotent

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/schedkit/schedkit/atomicx"
 	"github.com/schedkit/schedkit/explore"
@@ -359,6 +360,15 @@ func (e *xEnv) afterBlocking(m *spinning.M, cont *xTask) bool {
 // exploreSpinning runs every scenario and returns the first failure, for
 // the kill matrix.
 func exploreSpinning() error {
+	// The keep-alive shape first: it is cheap (about 1,100 executions), and
+	// ExitIgnoresWake's cell then stops at it.
+	res, err := explore.Explore(keepAliveOpts, keepAliveVsWakep)
+	if err != nil {
+		return err
+	}
+	if res.Failure != nil {
+		return errors.New(res.Failure.String())
+	}
 	for _, sc := range xScenarios {
 		res, err := explore.Explore(sc.options(), sc.xRun)
 		if err != nil {
@@ -368,7 +378,7 @@ func exploreSpinning() error {
 			return errors.New(res.Failure.String())
 		}
 	}
-	res, err := explore.Explore(wakepOnceOpts, wakepOnce(2, 3, (*spinning.Sched).Wakep))
+	res, err = explore.Explore(wakepOnceOpts, wakepOnce(2, 3, (*spinning.Sched).Wakep))
 	if err != nil {
 		return err
 	}
@@ -376,6 +386,72 @@ func exploreSpinning() error {
 		return errors.New(res.Failure.String())
 	}
 	return nil
+}
+
+// keepAliveVsWakep is the shape "an M's keep-alive runs out while a Wakep
+// hands it a P": one P, two Ms parked with a keep-alive (two Ms alive for
+// one P, so one may exit), and a Wakep, for work, at the instant the
+// keep-alives run out (the virtual clock moves only when every thread
+// waits), so each M's look under the lock (expire) interleaves with the
+// Wakep's mget in every order. Each M ends holding the P, or exits; the work must not
+// be lost: the P is held by an M that returned from StopM, or waits in a
+// handoff for the M NeedM starts, and at most one M exits (the one P
+// needs the other).
+func keepAliveVsWakep() explore.Run {
+	var needM atomicx.Int32
+	explore.Name(&needM, "needM")
+	s, err := spinning.New(spinning.Config{Procs: 1, Work: func() bool { return true }, KeepAlive: time.Millisecond,
+		NeedM: func() { needM.Add(1) }})
+	if err != nil {
+		panic(err)
+	}
+	explore.Name(s, "sched")
+	ms := make([]*spinning.M, 2)
+	got := make([]bool, 2)
+	threads := []func(){func() {
+		atomicx.Sleep(time.Millisecond) // the keep-alives run out at the same instant
+		s.Wakep()
+	}}
+	for i := range ms {
+		ms[i] = s.NewM()
+		explore.Name(ms[i], fmt.Sprintf("m%d", i))
+	}
+	for i := range ms { // both park beyond the one P: both with the keep-alive
+		if spinning.StopMBegin(ms[i]) != "parked" {
+			panic("set-up: StopMBegin did not park")
+		}
+		threads = append(threads, func() { got[i] = spinning.StopMWait(ms[i]) })
+	}
+	return explore.Run{
+		Threads: threads,
+		Check: func() error {
+			held, exited := 0, 0
+			for i, m := range ms {
+				if got[i] {
+					held++
+				}
+				if m.Exited() {
+					exited++
+				}
+			}
+			if exited > 1 {
+				return errors.New("both Ms exited: the one P needs one")
+			}
+			if held+int(needM.Load()) != 1 {
+				return fmt.Errorf("%d Ms got the P and NeedM was called %d times, want one of them once", held, needM.Load())
+			}
+			return spinning.Validate(s)
+		},
+	}
+}
+
+var keepAliveOpts = explore.Options{Name: "spinning-keepalive-vs-wakep"}
+
+func TestExploreKeepAlive(t *testing.T) {
+	res := explore.Check(t, keepAliveOpts, keepAliveVsWakep)
+	if !res.Complete && !res.Replayed {
+		t.Errorf("exploration cut short at %d executions", res.Executions)
+	}
 }
 
 func TestExploreSpinning(t *testing.T) {

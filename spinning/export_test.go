@@ -34,11 +34,18 @@ func StopMPoll(m *M) (woken, ok bool) {
 }
 
 // StopMWait finishes StopM for an M that StopMBegin parked: it sleeps on
-// the note, as StopM does.
-func StopMWait(m *M) bool {
-	m.park.Sleep()
-	m.park.Clear()
-	return m.stopEnd()
+// the note, as StopM does (with the keep-alive, if the Sched has one).
+func StopMWait(m *M) bool { return m.stopWait() }
+
+// KeepAliveExpire is the look of m, parked by StopMBegin, as its
+// keep-alive runs out (expire): it reports whether m exited. Tests only.
+func KeepAliveExpire(m *M) bool { return m.expire() }
+
+// NMAlive returns the Ms made and not exited. Tests only.
+func NMAlive(s *Sched) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.allm)
 }
 
 // ForceSpinning makes m spinning and counts it, bypassing the rule, for a

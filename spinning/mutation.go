@@ -45,6 +45,10 @@ const (
 	// and its ResetSpinning's Wakep sees the count about to go and gives
 	// up; the other task then waits beside the P a non-spinning M idles.
 	needBeforeDec
+	// ExitIgnoresWake: an M whose keep-alive ran out exits without looking
+	// whether a StartM popped it off the idle list meanwhile, so the P
+	// handed to it (its nextp) goes with it: in no place, lost.
+	exitIgnoresWake
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
@@ -59,4 +63,5 @@ var mutationNames = [...]string{
 	dropNoNeedSpinning:    "DropNoNeedSpinning",
 	handoffNoNeedSpinning: "HandoffNoNeedSpinning",
 	needBeforeDec:         "NeedBeforeDec",
+	exitIgnoresWake:       "ExitIgnoresWake",
 }

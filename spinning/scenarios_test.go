@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/schedkit/schedkit/explore"
 	"github.com/schedkit/schedkit/spinning"
@@ -70,6 +71,33 @@ func wokenSpinning(m *spinning.M, what string) error {
 func must(errs ...error) error { return errors.Join(errs...) }
 
 var scenarios = []scenario{
+	{"a keep-alive that runs out after a StartM popped the M stays", "ExitIgnoresWake", func() error {
+		q := new(queue)
+		s, err := spinning.New(spinning.Config{Procs: 1, Work: q.has, NeedM: func() {}, KeepAlive: time.Hour})
+		if err != nil {
+			return err
+		}
+		sc := &scene{s: s, q: q}
+		m0, err := sc.parked()
+		m1, err2 := sc.parked()
+		if err := must(err, err2); err != nil {
+			return err
+		}
+		s.Wakep() // pops m1 (parked last) and hands it the P to spin
+		if spinning.KeepAliveExpire(m1) {
+			return errors.New("an M handed a P while its keep-alive ran out exited (its P went with it)")
+		}
+		if err := wokenSpinning(m1, "after the expired keep-alive"); err != nil {
+			return err
+		}
+		if !spinning.KeepAliveExpire(m0) || !m0.Exited() {
+			return errors.New("an idle M beyond the one P did not exit when its keep-alive ran out")
+		}
+		if n := spinning.NMAlive(s); n != 1 || s.NMFreed() != 1 {
+			return fmt.Errorf("%d Ms alive, %d freed after one exit of two, want 1 and 1", n, s.NMFreed())
+		}
+		return spinning.Validate(s)
+	}},
 	{"drop re-checks the queue", "DropWithoutRecheck", func() error {
 		sc, err := newScene(2)
 		m, err2 := sc.running(true)

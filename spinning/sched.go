@@ -3,6 +3,7 @@ package spinning
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/schedkit/schedkit/atomicx"
 )
@@ -35,6 +36,19 @@ type Config struct {
 	// NeedM nil.
 	NeedM func()
 
+	// KeepAlive, if positive, lets an idle M exit: an M that parks in StopM
+	// while more Ms are alive than Ps are in service sleeps at most
+	// KeepAlive; if it was not handed a P by then and more Ms than Ps are
+	// still alive, it leaves the idle list and the Sched, and its StopM
+	// returns false with Exited true (its thread should end). An M handed
+	// a P (or woken by Shutdown) as its keep-alive ran out stays, and so
+	// does one the Ps need: it sleeps on with no timer, as does an M that
+	// parks with no more Ms than Ps alive. Zero or negative: Ms never
+	// exit, as the runtime's (stopm parks an M on sched.midle for good). It
+	// requires NeedM: a handoff that finds no idle M then waits for an M
+	// NeedM starts.
+	KeepAlive time.Duration
+
 	// CheckDead, if not nil, is called from StopM each time an M joins the
 	// idle list, with the number of idle Ms and of all Ms, while the
 	// scheduler lock is held (as mput calls checkdead). It must not call
@@ -60,6 +74,11 @@ type Sched struct {
 	work      func() bool
 	needM     func()
 	checkDead func(idle, total int)
+	keepAlive time.Duration
+	// nmfreed counts the Ms that exited (sched.nmfreed); nmidleHint is
+	// nmidle. Both are written under mu, read anywhere.
+	nmfreed    atomicx.Int64
+	nmidleHint atomicx.Int32
 
 	mu        atomicx.Mutex // sched.lock: guards everything below
 	pidle     []int32       // idle Ps, a stack (sched.pidle)
@@ -68,7 +87,8 @@ type Sched struct {
 	out       []bool        // out[p]: p is retired (procresize's _Pdead): in no place
 	midle     *M            // idle Ms, a stack linked through M.link (sched.midle)
 	nmidle    int
-	allm      []*M
+	allm      []*M      // the Ms alive: made by NewM and not exited (allm)
+	mnext     int       // the next M's ID (sched.mnext)
 	pending   []handoff // Ps handed to an M when none was idle (newm's place)
 	stopped   bool
 }
@@ -94,9 +114,11 @@ type M struct {
 	nextp    int32
 	nextSpin bool
 
-	idle bool // on s.midle; guarded by s.mu
-	link *M   // next on s.midle; guarded by s.mu
-	park atomicx.Note
+	idle   bool // on s.midle; guarded by s.mu
+	link   *M   // next on s.midle; guarded by s.mu
+	timed  bool // parked beyond the Ps with a keep-alive: set by stopBegin, cleared by expire, under s.mu
+	exited bool // left the Sched after its keep-alive (expire); the M's own once StopM returned
+	park   atomicx.Note
 }
 
 // New returns a Sched for cfg, with every P idle and no M.
@@ -108,11 +130,14 @@ func New(cfg Config) (*Sched, error) {
 		return nil, fmt.Errorf("spinning: New: Procs = %d, want at most %d", cfg.Procs, 1<<20)
 	case cfg.Work == nil:
 		return nil, errors.New("spinning: New: Config.Work is nil")
+	case cfg.KeepAlive > 0 && cfg.NeedM == nil:
+		return nil, errors.New("spinning: New: Config.KeepAlive needs Config.NeedM (an M that exits must be replaceable)")
 	}
 	s := &Sched{
 		work:      cfg.Work,
 		needM:     cfg.NeedM,
 		checkDead: cfg.CheckDead,
+		keepAlive: cfg.KeepAlive,
 		pidle:     make([]int32, 0, cfg.Procs),
 		pidleMask: make([]bool, cfg.Procs),
 		retiring:  make([]bool, cfg.Procs),
@@ -154,12 +179,23 @@ func (s *Sched) NMIdle() int {
 	return n
 }
 
+// NMIdleHint is NMIdle without the lock: one load of a copy stored under
+// it, for statistics.
+func (s *Sched) NMIdleHint() int { return int(s.nmidleHint.Load()) }
+
+// NMFreed returns the number of Ms that exited after their keep-alive
+// (Config.KeepAlive; sched.nmfreed), with one load: NewM's Ms less NMFreed
+// are alive. It is written under the scheduler lock, so a CheckDead
+// callback reads the count that goes with its arguments.
+func (s *Sched) NMFreed() int { return int(s.nmfreed.Load()) }
+
 // NewM registers a new M, holding no P and not spinning. It starts running
 // scheduling code by calling StopM, which parks it until Wakep (or StartM)
 // hands it a P, or by AcquireP. It mirrors mcommoninit.
 func (s *Sched) NewM() *M {
 	s.mu.Lock()
-	m := &M{s: s, id: len(s.allm), p: NoP, nextp: NoP}
+	m := &M{s: s, id: s.mnext, p: NoP, nextp: NoP}
+	s.mnext++
 	s.allm = append(s.allm, m)
 	s.mu.Unlock()
 	return m
@@ -424,8 +460,10 @@ func (m *M) DropSpinning() bool {
 // HandoffP) hands it a P, and returns true holding that P, spinning if the
 // starter asked for a spinner. If a handoff is already waiting for an M it
 // takes it without sleeping. After Shutdown it returns false at once, or
-// when Shutdown wakes it: the M should exit. It sleeps on the M's note
-// (atomicx.Note) without spinning. It mirrors stopm, mput and mPark.
+// when Shutdown wakes it: the M should exit. With Config.KeepAlive it also
+// returns false when the M exited after its keep-alive (Exited). It sleeps
+// on the M's note (atomicx.Note) without spinning. It mirrors stopm, mput
+// and mPark.
 //
 // StopM panics if the M holds a P or is spinning.
 func (m *M) StopM() bool {
@@ -435,9 +473,88 @@ func (m *M) StopM() bool {
 	case stopHandoff:
 		return true
 	}
+	return m.stopWait()
+}
+
+// Exited reports whether the M left the Sched after its keep-alive: its
+// StopM returned false for that, not for Shutdown. An exited M must not
+// be used again.
+func (m *M) Exited() bool { return m.exited }
+
+// stopWait is StopM's sleep, for an M that stopBegin parked: until woken,
+// or, for an M parked beyond the Ps with a keep-alive (m.timed), until it
+// exits (false, Exited). An M the Ps need sleeps with no timer, so the
+// steady state (as many Ms as Ps) pays nothing for the keep-alive.
+func (m *M) stopWait() bool {
+	for m.timed {
+		if m.park.SleepFor(m.s.keepAlive) {
+			m.park.Clear()
+			return m.stopEnd()
+		}
+		if keepAliveHook != nil {
+			keepAliveHook(m)
+		}
+		if m.expire() {
+			return false
+		}
+	}
 	m.park.Sleep()
 	m.park.Clear()
 	return m.stopEnd()
+}
+
+// keepAliveHook, set only by tests, runs between an M's keep-alive
+// running out and its look under the lock (expire).
+var keepAliveHook func(*M)
+
+// expire is the look of an M whose keep-alive ran out while it slept on
+// the idle list: under the lock, if it is still on the list (no StartM or
+// Shutdown popped it meanwhile: mget and this look are both under the
+// lock, so exactly one of them takes it off) and more Ms are alive than
+// Ps are in service, it leaves the list and the Sched and reports true.
+// Otherwise it stays and sleeps on with no timer: a popped M's wakeup is
+// on its way, and an M the Ps need parks as the runtime's do. It mirrors
+// the end of mexit (allm, sched.nmfreed); the runtime never ends an idle M
+// this way (see doc.go).
+func (m *M) expire() bool {
+	s := m.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m.timed = false
+	if !m.idle && mutant != exitIgnoresWake {
+		return false // handed a P, or woken by Shutdown: the note is woken
+	}
+	if len(s.allm) <= int(s.procs.Load()) {
+		return false
+	}
+	if m.idle {
+		s.unlinkIdle(m)
+	}
+	for i, x := range s.allm {
+		if x == m {
+			s.allm[i] = s.allm[len(s.allm)-1]
+			s.allm[len(s.allm)-1] = nil
+			s.allm = s.allm[:len(s.allm)-1]
+			break
+		}
+	}
+	s.nmfreed.Add(1)
+	m.exited = true
+	return true
+}
+
+// unlinkIdle takes m, which is on the idle list, off it wherever it is.
+// s.mu must be held.
+func (s *Sched) unlinkIdle(m *M) {
+	at := &s.midle
+	for *at != m {
+		at = &(*at).link
+	}
+	*at = m.link
+	m.link = nil
+	m.idle = false
+	s.nmidle--
+	s.nmidleHint.Store(int32(s.nmidle))
 }
 
 // stopResult is what stopBegin did.
@@ -472,6 +589,7 @@ func (m *M) stopBegin() stopResult {
 		return stopHandoff
 	}
 	m.mput()
+	m.timed = s.keepAlive > 0 && len(s.allm) > int(s.procs.Load())
 	s.mu.Unlock()
 	return stopParked
 }
@@ -632,6 +750,7 @@ func (m *M) mput() {
 	m.link = s.midle
 	s.midle = m
 	s.nmidle++
+	s.nmidleHint.Store(int32(s.nmidle))
 	if s.checkDead != nil {
 		s.checkDead(s.nmidle, len(s.allm))
 	}
@@ -648,6 +767,7 @@ func (s *Sched) mget() *M {
 	m.link = nil
 	m.idle = false
 	s.nmidle--
+	s.nmidleHint.Store(int32(s.nmidle))
 	return m
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -56,6 +57,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"negative Ps", spinning.Config{Procs: -3, Work: work}, "Procs = -3"},
 		{"too many Ps", spinning.Config{Procs: 1<<20 + 1, Work: work}, "at most"},
 		{"no Work", spinning.Config{Procs: 2}, "Config.Work is nil"},
+		{"KeepAlive without NeedM", spinning.Config{Procs: 2, Work: work, KeepAlive: time.Second}, "KeepAlive needs Config.NeedM"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := spinning.New(tc.cfg)
