@@ -78,7 +78,12 @@ fmt_clean() {
 # child processes (70 s under the race detector, with nothing shared to race
 # on), and the explorer step runs them (it holds schedcheck files).
 go_packages() { go list ./... | grep -v '/proofs/tla$'; }
-unit_tests() { go test -race -short -count=1 $(go_packages | grep -v '/internal/killmatrix$'); }
+# -p 4: four test binaries at once on two cores. Some packages' tests mostly
+# wait (internal/tlc's JVMs and stall fakes, cmd/schedkit's child builds), and
+# at go's default of one per core a quiet 2-core machine ran this step at 1.3
+# cores; the verdicts do not depend on it (every test is judged by what the
+# machine did, not by wall time).
+unit_tests() { go test -p 4 -race -short -count=1 $(go_packages | grep -v '/internal/killmatrix$'); }
 # The explorer step: only the packages the schedcheck build changes (a file of
 # theirs carries the tag) or whose tests drive the explorer; the rest would
 # run the race step's tests again, unchanged (cmd/schedkit's alone took 74 s).
@@ -106,7 +111,7 @@ explorer_runs() {
 }
 # SCHEDKIT_REQUIRE_SCHEDCHECK=1: a scenario that finds no explorer hook fails
 # here instead of skipping (the build has the tag, so a skip would be a bug).
-explorer_tests() { SCHEDKIT_REQUIRE_SCHEDCHECK=1 go test -tags schedcheck -short -count=1 -run "$(explorer_runs)" $(explorer_packages); }
+explorer_tests() { SCHEDKIT_REQUIRE_SCHEDCHECK=1 go test -p 4 -tags schedcheck -short -count=1 -run "$(explorer_runs)" $(explorer_packages); }
 
 # The schedkit_checked build: owner methods assert one owner at a time and a
 # destination stolen into by one thief at a time. Only the packages with tests
@@ -143,7 +148,7 @@ tlc() {
 		bin="$tmp/schedkit"
 		go build -buildvcs=false -o "$bin" ./cmd/schedkit || return 1
 	fi
-	"$bin" tlc -jobs 2 # two models at once: most are small, and a JVM start costs more than their search
+	"$bin" tlc -jobs 3 # three models at once: most are small, and a JVM start is mostly one thread; two ran a quiet 2-core machine at 1.6 cores
 	local rc=$?
 	if [ "$rc" -eq "$skip_rc" ]; then
 		echo "TLC skipped: no tla2tools.jar or java here (go run ./cmd/schedkit tlc -install fetches the jar)"
