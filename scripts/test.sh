@@ -78,12 +78,7 @@ fmt_clean() {
 # child processes (70 s under the race detector, with nothing shared to race
 # on), and the explorer step runs them (it holds schedcheck files).
 go_packages() { go list ./... | grep -v '/proofs/tla$'; }
-# -p 4: four test binaries at once on two cores. Some packages' tests mostly
-# wait (internal/tlc's JVMs and stall fakes, cmd/schedkit's child builds), and
-# at go's default of one per core a quiet 2-core machine ran this step at 1.3
-# cores; the verdicts do not depend on it (every test is judged by what the
-# machine did, not by wall time).
-unit_tests() { go test -p 4 -race -short -count=1 $(go_packages | grep -v '/internal/killmatrix$'); }
+unit_tests() { go test -race -short -count=1 $(go_packages | grep -v '/internal/killmatrix$'); }
 # The explorer step: only the packages the schedcheck build changes (a file of
 # theirs carries the tag) or whose tests drive the explorer; the rest would
 # run the race step's tests again, unchanged (cmd/schedkit's alone took 74 s).
@@ -111,6 +106,8 @@ explorer_runs() {
 }
 # SCHEDKIT_REQUIRE_SCHEDCHECK=1: a scenario that finds no explorer hook fails
 # here instead of skipping (the build has the tag, so a skip would be a bug).
+# -p 4: the explorer's tests are CPU-bound and deterministic (the virtual clock),
+# so a fourth binary only fills a core that a package's tail leaves idle.
 explorer_tests() { SCHEDKIT_REQUIRE_SCHEDCHECK=1 go test -p 4 -tags schedcheck -short -count=1 -run "$(explorer_runs)" $(explorer_packages); }
 
 # The schedkit_checked build: owner methods assert one owner at a time and a
