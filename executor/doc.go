@@ -309,8 +309,10 @@
 //	                       it go (M.DropP); a task's P is retaken (retake
 //	                       retires a dying P); then SetProcs alone moves
 //	                       runnext and ring to the global queue in one batch
-//	                       and wakes an M. Timers stay in the P's heap, which
-//	                       the timer scans still cover.
+//	                       and wakes an M; its timers go to an idle P in
+//	                       service, else P 0 (destroy's timers.take, which
+//	                       moves them to procresize's own P: SetProcs may
+//	                       have none), each arming kept (timers.Heap.Take)
 //	Config.Procs 0         sysmon reads GOMAXPROCS once a second (the
 //	                       runtime's own re-read of the CPU limit) and
 //	                       resizes to it
@@ -332,8 +334,11 @@
 //	1,000 resizes under a flood: exactly once          TestResizeStress (-race, GOMAXPROCS 1, 2)
 //	resize vs steal, submit, Close; grow vs submit     resize_explore_test.go TestExploreResize
 //	                                                     (explorer, DPOR, 300 executions each)
+//	a P taken away hands its timers on before          TestResizeMovesTimers (bubble: the heaps' lengths,
+//	  SetProcs returns; each fires exactly once          a moved timer stopped, the rest fired once each)
 //	seeded faults ResizeDropsRunnext, ResizeNoWake,    killmatrix_test.go (resizemove, resizegrow,
-//	  ResizeNotInflight                                  resizeclose, resizeshutdown)
+//	  ResizeNotInflight, ResizeLeavesTimers              resizeclose, resizeshutdown, resizetimers,
+//	                                                     resizetimers2)
 //
 // # Overload
 //

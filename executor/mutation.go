@@ -382,6 +382,11 @@ const (
 	// ignored), so the Ms a burst of blocking calls made stay parked until
 	// Close, as the runtime's idle Ms do (issue 25).
 	msNeverExit
+	// ResizeLeavesTimers: SetProcs, taking a P away (destroy), leaves its
+	// timers in its heap instead of moving them to a P in service
+	// ((*p).destroy's timers.take): no holder's schedule runs them any
+	// more, only the scans of sysmon and spinning Ms.
+	resizeLeavesTimers
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -493,7 +498,8 @@ var mutationNames = [...]string{
 	staleGenAccepted: "StaleGenAccepted",
 	retakeNoCur:      "RetakeNoCur",
 
-	msNeverExit: "MsNeverExit",
+	msNeverExit:        "MsNeverExit",
+	resizeLeavesTimers: "ResizeLeavesTimers",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

@@ -30,9 +30,10 @@ import (
 // retake retires it instead of handing it on. Once the P is out, nobody
 // holds it and nobody will be handed it, so SetProcs alone owns its queue:
 // it moves runnext and the ring to the global queue in one batch (destroy)
-// and wakes an M for them. Thieves may still rob the P meanwhile (a
-// Stealer made before the resize): a steal races with the owner's gets as
-// always. No M is stopped and no other P is touched.
+// and wakes an M for them, and its timers to another P's heap. Thieves may
+// still rob the P meanwhile (a Stealer made before the resize): a steal
+// races with the owner's gets as always. No M is stopped and no other P is
+// touched but the timer heap that takes the timers, under its lock.
 
 // resizeState is the executor's part for resizing.
 type resizeState struct {
@@ -106,8 +107,11 @@ func (e *Executor) allIdle() bool {
 // queue in one batch and its M takes another P or parks. It returns once
 // every P taken away holds nothing and no M will be handed it; a task
 // running on one goes on and finds a P when it next needs one, as after a
-// retake. A timer armed on a P taken away stays in its heap, which every
-// timer scan still covers (sysmon's, the spinning Ms'), as an idle P's.
+// retake. The timers armed on a P taken away move to an idle P in service,
+// else P 0, as procresize's destroy moves them to its own P; one armed there after the
+// move (a task that read its P just before the retake) stays in that heap,
+// which every timer scan still covers (sysmon's, the spinning Ms'), as an
+// idle P's.
 //
 // It returns an error wrapping ErrProcs for n outside 1..MaxProcs, and
 // ErrClosed once Close or Shutdown has begun; then nothing changes. Calls
@@ -224,7 +228,8 @@ func (e *Executor) shrink(old, n int) {
 
 // destroy moves what P p, out of the Sched and held by nobody, still holds:
 // its runnext task and ring to the global queue's tail in one batch (one
-// lock), its free records to the global free list; then it marks p idle
+// lock), its free records to the global free list, its timers to a P in
+// service (timerHeir; timers.Heap.Take keeps each arming); then it marks p idle
 // for thieves and wakes an M if it moved tasks. It mirrors (*p).destroy,
 // which puts them at the global queue's head under the stopped world; here
 // the world runs on, and the tail keeps the global queue's order for the
@@ -254,6 +259,16 @@ func (e *Executor) destroy(p *proc) {
 	}
 	p.gfree, p.ngfree = nil, 0
 	e.gfree.putN(recs)
+	if p.timers.Len() != 0 && mutant != resizeLeavesTimers {
+		// Its timers to a P in service: (*p).destroy's timers.take, to
+		// the P of the M that runs procresize. Here SetProcs may hold no
+		// P: an idle one if any (sysmon and spinning Ms run an idle P's
+		// timers at once), else P 0, whose holder runs them at its next
+		// schedule (sysmon, if a long task holds it: within about a
+		// Slice, as any held P's).
+		e.timerHeir().timers.Take(&p.timers)
+		e.wakeSysmonTimer()
+	}
 	p.preempted.Store(0)
 	e.idle.Set(p.id)
 	e.resizer.retired.Add(1)
@@ -261,6 +276,18 @@ func (e *Executor) destroy(p *proc) {
 	if len(moved) > 0 && mutant != resizeNoWake {
 		e.sched.Wakep()
 	}
+}
+
+// timerHeir is the P a P taken away hands its timers to: the first idle
+// P in service, else P 0 (always in service).
+func (e *Executor) timerHeir() *proc {
+	all := e.allPs()
+	for _, q := range all[:e.liveProcs()] {
+		if q.status.Load() == pIdle {
+			return q
+		}
+	}
+	return all[0]
 }
 
 // leaveDying is findRunnable's when w's P p is being taken away (p.dying):

@@ -40,3 +40,6 @@ func (e *Executor) StealerLen() int {
 	}
 	return st.Len()
 }
+
+// TimersOn is the number of timers in P p's heap.
+func (e *Executor) TimersOn(p int) int { return e.allPs()[p].timers.Len() }

@@ -112,6 +112,81 @@ func TestResizeMovesTheQueue(t *testing.T) {
 	}
 }
 
+// resizeTimers: on 2 Ps, two tasks hold both Ps (blocking without
+// telling the executor, a slice sysmon never ends), each having armed k
+// timers (Task.AfterFunc) on its own P's heap. SetProcs(1) must have moved
+// P 1's timers to P 0 (the only P left, held) when it returns ((*p).destroy's timers.take), P 1's
+// heap empty; one moved timer is stopped (Stop finds it on P 0), and once
+// the bubble's clock passes the timers every other one has fired exactly
+// once, before and after Close.
+func resizeTimers(k int) scenario {
+	return func(*testing.T) error {
+		e, err := executor.New(executor.Config{Procs: 2, Slice: executor.MaxSlice})
+		if err != nil {
+			return err
+		}
+		fired := make([]atomic.Int64, 2*k)
+		tms := make([]*executor.Timer, 2*k)
+		var onP1 atomic.Int64
+		hold := make(chan struct{})
+		var holders atomic.Int64
+		for range 2 {
+			if err := e.Go(func(t executor.Task) {
+				h := int(holders.Add(1)) - 1
+				if executor.TaskP(t) == 1 {
+					onP1.Store(int64(h))
+				}
+				for i := range k {
+					j := h*k + i
+					tms[j] = t.AfterFunc(time.Second, func(executor.Task) { fired[j].Add(1) })
+				}
+				<-hold
+			}); err != nil {
+				return err
+			}
+		}
+		synctest.Wait()
+		if a, b := e.TimersOn(0), e.TimersOn(1); a != k || b != k {
+			return fmt.Errorf("before the resize P 0 and P 1 hold %d and %d timers, want %d each", a, b, k)
+		}
+		if err := e.SetProcs(1); err != nil {
+			return err
+		}
+		var errs []error
+		if a, b := e.TimersOn(0), e.TimersOn(1); a != 2*k || b != 0 {
+			errs = append(errs, fmt.Errorf("after SetProcs(1) P 0 and P 1 hold %d and %d timers, want %d and 0", a, b, 2*k))
+		}
+		stopped := int(onP1.Load()) * k // a timer armed on P 1, moved
+		if !tms[stopped].Stop() {
+			errs = append(errs, errors.New("Stop of a moved timer did not stop it"))
+		}
+		check := func(when string) {
+			for j := range fired {
+				if want := int64(1); j == stopped && fired[j].Load() != 0 || j != stopped && fired[j].Load() != want {
+					errs = append(errs, fmt.Errorf("%s: timer %d fired %d times (stopped: %v)", when, j, fired[j].Load(), j == stopped))
+				}
+			}
+		}
+		// The bubble's clock, past the timers by more than a Slice: a long
+		// task holds P 0, so sysmon runs its timers (within about a Slice).
+		time.Sleep(3 * time.Minute)
+		synctest.Wait()
+		check("past the timers")
+		close(hold)
+		errs = append(errs, e.Close())
+		check("after Close")
+		return errors.Join(errs...)
+	}
+}
+
+func TestResizeMovesTimers(t *testing.T) {
+	for _, k := range []int{1, 3} {
+		t.Run(fmt.Sprintf("timers=%d", k), func(t *testing.T) {
+			require.NoError(t, inBubble(t, resizeTimers(k)))
+		})
+	}
+}
+
 // resizeGrowWakes: on 1 P held by a task that blocks without telling the
 // executor (and a slice sysmon never ends), an outside task waits in the
 // global queue; SetProcs(2) must wake an M for it on the new P, so it runs

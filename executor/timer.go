@@ -167,7 +167,7 @@ func (e *Executor) checkTimers(x *worker, p *proc) {
 // to p's queue.
 func (e *Executor) stealTimers(x *worker, p *proc) bool {
 	var now int64
-	for _, q := range e.allPs() { // a P taken away keeps its timers (resize.go)
+	for _, q := range e.allPs() { // a P taken away may hold a timer armed after its move (resize.go)
 		next := q.timers.Next()
 		if q == p || next == 0 {
 			continue

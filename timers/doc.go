@@ -44,6 +44,8 @@
 //	Heap.Next         (*timers).wakeTime         the earliest when, one load: findRunnable's pollUntil,
 //	                                             stealWork's "does p2 hold an expired timer"
 //	Heap.Len          timers.len                 the entries, one load
+//	Heap.Take         (*timers).take, from       move every arming of another heap here, keeping its
+//	                  (*p).destroy               when and seq (a P taken out of service)
 //	Earliest          timeSleepUntil,            the earliest Next of several heaps: how long the last
 //	                  checkTimersNoP             M may sleep
 //
@@ -122,6 +124,11 @@
 //	Next and Len are the heap's earliest when and length when the lock is free
 //	    TestTimersModel, FuzzTimers, TestScenarios/add-then-next, TestExploreTimers;
 //	    Timers.tla NextCell
+//	Take moves each pending arming once, keeping when and seq; one a Run
+//	  popped fires there, one stopped is not moved
+//	    TestTakeMovesEveryArming, TestExploreTimers (take-vs-run-stop: Take
+//	    against a late Run of the source and a Stop)
+//	    [TestExploreTakeCatchesNoTimerLock]
 //	Run with nothing expired, Next and Len take no lock
 //	    TestUnexpiredPathsTakeNoLock (-tags schedcheck)
 //	a func runs with no lock held and may use its heap

@@ -35,6 +35,7 @@ var xScenarios = []xScenario{
 	{"fire-vs-stop", fireVsStop, []string{"fired", "stopped"}},
 	{"reset-vs-run", resetVsRun, []string{"fired, then re-armed", "reset stopped it"}},
 	{"steal-vs-owner", stealVsOwner, []string{"owner ran both", "thief ran both", "one each"}},
+	{"take-vs-run-stop", takeVsRunStop((*timers.Heap).Take), []string{"a ran on src", "a moved"}},
 }
 
 // xfire is one call of a timer func in a scenario.
@@ -190,6 +191,64 @@ func stealVsOwner() explore.Run {
 	}
 }
 
+// takeVsRunStop: timers a (when 5) and b (when 6) on src, a P taken away
+// (the executor's SetProcs); dst.Take(src) moves them while a late scan
+// runs src at 10 (sysmon or a spinning M that read src's Next before the
+// move) and another goroutine stops b. Then dst and src are run at 10: a
+// fires exactly once (on src, or moved and on dst, with its seq and
+// delay), b fires or is stopped, exactly one of them, and both heaps end
+// empty with their invariants.
+func takeVsRunStop(take func(dst, src *timers.Heap)) func() explore.Run {
+	return func() explore.Run { return takeVsRunStopWith(take) }
+}
+
+func takeVsRunStopWith(take func(dst, src *timers.Heap)) explore.Run {
+	src, dst := new(timers.Heap), new(timers.Heap)
+	explore.Name(src, "src")
+	explore.Name(dst, "dst")
+	var fires []xfire
+	f := func(arg any, seq uint64, delay int64) { fires = append(fires, xfire{arg.(int), seq, delay}) }
+	a, b := timers.NewTimer(f, 0), timers.NewTimer(f, 1)
+	explore.Name(a, "a")
+	explore.Name(b, "b")
+	src.Add(a, 5)
+	src.Add(b, 6)
+	var onSrc int
+	var stopped bool
+	return explore.Run{
+		Threads: []func(){
+			func() { take(dst, src) },
+			func() { onSrc = src.Run(10, 4) },
+			func() { stopped = b.Stop() },
+		},
+		Check: func() error {
+			ran := onSrc + dst.Run(10, 4) + src.Run(10, 4)
+			if ran != len(fires) {
+				return fmt.Errorf("the Runs returned %d, %d funcs ran", ran, len(fires))
+			}
+			var n [2]int
+			for _, f := range fires {
+				n[f.id]++
+				if f.seq != 1 || f.delay != 5-int64(f.id) {
+					return fmt.Errorf("timer %d fired with seq %d, delay %d", f.id, f.seq, f.delay)
+				}
+			}
+			if n[0] != 1 || n[1]+btoi(stopped) != 1 {
+				return fmt.Errorf("a fired %d times; b fired %d times and Stop said %v: want a once, b fired or stopped", n[0], n[1], stopped)
+			}
+			return heapsOK(map[string]*timers.Heap{"src": src, "dst": dst}, map[string]int64{"src": 0, "dst": 0})
+		},
+		Outcome: func() string {
+			for _, f := range fires[:onSrc] {
+				if f.id == 0 {
+					return "a ran on src"
+				}
+			}
+			return "a moved"
+		},
+	}
+}
+
 // heapsOK checks each heap's invariants and its earliest when.
 func heapsOK(hs map[string]*timers.Heap, next map[string]int64) error {
 	for name, h := range hs {
@@ -239,4 +298,20 @@ func TestExploreTimers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExploreTakeCatchesNoTimerLock proves take-vs-run-stop can fail: a
+// Take that moves entries without each timer's lock races with Stop.
+func TestExploreTakeCatchesNoTimerLock(t *testing.T) {
+	res, err := explore.Explore(explore.Options{Name: "timers-take-no-timer-lock"}, takeVsRunStop(timers.TakeNoTimerLock))
+	if errors.Is(err, explore.ErrNoSchedcheck) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failure == nil {
+		t.Fatalf("the explorer accepted a Take without the timers' locks in %d executions", res.Executions)
+	}
+	t.Logf("caught in execution %d: %v", res.Failure.Execution, res.Failure.Err)
 }

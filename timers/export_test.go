@@ -71,3 +71,29 @@ func Locked(h *Heap, f func()) {
 	defer h.mu.Unlock()
 	f()
 }
+
+// TakeNoTimerLock is Heap.Take without each timer's lock: the broken
+// variant that shows take-vs-run-stop can fail. A Stop that read t.heap
+// before the move unlinks t's entry by its index from src while the entry
+// (and the index) are now dst's, so it removes another entry of src, or
+// none, and leaves t in dst. Tests only.
+func TakeNoTimerLock(h, src *Heap) {
+	for {
+		src.mu.Lock()
+		n := len(src.entries)
+		if n == 0 {
+			src.mu.Unlock()
+			return
+		}
+		e := src.entries[n-1]
+		src.removeAt(n - 1)
+		src.publish()
+		src.mu.Unlock()
+		e.t.heap = h
+		h.mu.Lock()
+		h.entries = append(h.entries, e)
+		h.siftUp(len(h.entries) - 1)
+		h.publish()
+		h.mu.Unlock()
+	}
+}

@@ -262,6 +262,50 @@ func (h *Heap) Run(now int64, max int) int {
 	return ran
 }
 
+// Take moves every timer armed on src to h, keeping each arming (its when
+// and generation: a Stop or Reset after the move stops it on h, a Run of h
+// fires it, with the same seq), for a P taken out of service: the
+// runtime's (*timers).take, which (*p).destroy calls to hand a destroyed
+// P's timers to the P that runs procresize. A timer that a Run of src has
+// popped already fires there, as before the move; one a Stop or Reset
+// unlinks meanwhile is not moved. Timers armed on src after Take has
+// returned stay there. Any goroutine may call it; it takes each timer's
+// lock, then one heap's at a time (a Timer's mu before a Heap's, as
+// everywhere). h == src is a no-op.
+func (h *Heap) Take(src *Heap) {
+	if h == src {
+		return
+	}
+	for {
+		src.mu.Lock()
+		n := len(src.entries)
+		if n == 0 {
+			src.mu.Unlock()
+			return
+		}
+		t := src.entries[n-1].t
+		src.mu.Unlock()
+		t.mu.Lock()
+		src.mu.Lock()
+		var e entry
+		if t.heap == src && t.pos != 0 { // still armed on src, not popped by a Run
+			e = src.entries[t.pos-1]
+			src.removeAt(t.pos - 1)
+			src.publish()
+		}
+		src.mu.Unlock()
+		if e.t != nil {
+			t.heap = h
+			h.mu.Lock()
+			h.entries = append(h.entries, e)
+			h.siftUp(len(h.entries) - 1)
+			h.publish()
+			h.mu.Unlock()
+		}
+		t.mu.Unlock()
+	}
+}
+
 // Next returns the earliest when of h's timers, or 0 when it holds none,
 // with one load and no lock: what an M that parks may sleep until, and
 // what tells an idle P whether h holds an expired timer (the runtime's

@@ -335,3 +335,36 @@ func TestUnexpiredPathsTakeNoLock(t *testing.T) {
 	require.ErrorAs(t, res.Failure.Err, &dl)
 	t.Logf("the check catches a lock: %v", res.Failure.Err)
 }
+
+// TestTakeMovesEveryArming: Take moves src's pending armings to h with
+// their when and seq; a stopped one is not moved, a Stop after the move
+// stops it on h, and src is left empty.
+func TestTakeMovesEveryArming(t *testing.T) {
+	var src, h timers.Heap
+	var r recorder
+	a, b, c, d := r.timer(1), r.timer(2), r.timer(3), r.timer(4)
+	src.Add(a, 20)
+	src.Add(b, 10)
+	src.Add(c, 30)
+	h.Add(d, 15)
+	assert.True(t, src.Reset(b, 10), "b's second arming: seq 2")
+	assert.True(t, c.Stop())
+	h.Take(&src)
+	assert.Equal(t, 0, src.Len())
+	assert.Equal(t, int64(0), src.Next())
+	assert.Equal(t, 3, h.Len())
+	assert.Equal(t, int64(10), h.Next())
+	h.Take(&h) // a no-op
+	assert.Equal(t, 3, h.Len())
+	assert.True(t, d.Stop(), "a timer that was on h already is untouched")
+	assert.Equal(t, 0, src.Run(100, 10))
+	assert.Equal(t, 2, h.Run(100, 10))
+	assert.Equal(t, []fired{{id: 2, seq: 2, delay: 90}, {id: 1, seq: 1, delay: 80}}, r.fired, "each moved arming fires once, with its seq")
+	assert.False(t, a.Stop(), "fired on h")
+	h.Add(c, 5)
+	src.Take(&h)
+	assert.True(t, c.Stop(), "moved back, then stopped on src")
+	assert.Equal(t, 0, src.Len())
+	require.NoError(t, timers.CheckInvariants(&src))
+	require.NoError(t, timers.CheckInvariants(&h))
+}
