@@ -30,19 +30,8 @@ var transports = servetest.Transports
 // and that every connection loop has ended (Close waits for them).
 func start(t testing.TB, tr transport, s *http1.Server) string {
 	l := tr.Listen(t)
-	s.Spawn = tr.Spawn
-	if tr.SpawnConn != nil {
-		s.SpawnConn = tr.SpawnConn(l)
-	}
-	done := make(chan error, 1)
-	tr.Spawn(func() { done <- s.Serve(l) })
-	t.Cleanup(func() {
-		s.Close()
-		if err := <-done; err != http1.ErrServerClosed {
-			t.Errorf("Serve returned %v, want ErrServerClosed", err)
-		}
-	})
-	return l.Addr().String()
+	s.Spawn, s.SpawnConn = tr.Spawners(l)
+	return servetest.Serve(t, s, l, tr.Spawn)
 }
 
 func forEachTransport(t *testing.T, f func(t *testing.T, tr transport)) { servetest.ForEach(t, f) }

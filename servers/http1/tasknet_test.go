@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,8 +17,8 @@ import (
 	"time"
 
 	"github.com/schedkit/schedkit/executor"
-	"github.com/schedkit/schedkit/internal/watchdog"
 	"github.com/schedkit/schedkit/servers/http1"
+	"github.com/schedkit/schedkit/servers/internal/servetest"
 	"github.com/schedkit/schedkit/tasknet"
 )
 
@@ -34,40 +33,13 @@ import (
 // executor (no task panicked).
 func onExecutor(t *testing.T, procs int, s *http1.Server) (addr string, ex *executor.Executor) {
 	t.Helper()
-	stop := watchdog.Start(t.Name()+": http1 on the executor", 2*time.Minute, nil)
-	ex, err := executor.New(executor.Config{Procs: procs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, ex := servetest.OnExecutor(t, procs, "http1")
 	s.SpawnConn = tasknet.SpawnConn(ex)
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(l) }()
-	t.Cleanup(func() {
-		defer stop()
-		s.Close()
-		if err := <-done; err != http1.ErrServerClosed {
-			t.Errorf("Serve returned %v, want ErrServerClosed", err)
-		}
-		if err := ex.Close(); err != nil {
-			t.Errorf("executor Close: %v", err)
-		}
-	})
-	return l.Addr().String(), ex
+	return servetest.Serve(t, s, l, func(f func()) { go f() }), ex
 }
 
 // onProcs runs f at GOMAXPROCS 1 and 2, the executor with as many Ps.
-func onProcs(t *testing.T, f func(t *testing.T, procs int)) {
-	for _, procs := range []int{1, 2} {
-		t.Run(fmt.Sprintf("P%d", procs), func(t *testing.T) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-			f(t, procs)
-		})
-	}
-}
+func onProcs(t *testing.T, f func(t *testing.T, procs int)) { servetest.OnProcs(t, f) }
 
 // TestTasknetNetHTTPClient: Go's net/http client, keep-alive, against the
 // server on the executor. Sixteen goroutines share a Transport of at most

@@ -6,15 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/schedkit/schedkit/executor"
-	"github.com/schedkit/schedkit/internal/watchdog"
+	"github.com/schedkit/schedkit/servers/internal/servetest"
 	"github.com/schedkit/schedkit/servers/resp"
 	"github.com/schedkit/schedkit/tasknet"
 )
@@ -30,40 +28,13 @@ import (
 // executor (no task panicked).
 func onExecutor(t *testing.T, procs int, s *resp.Server) (addr string, ex *executor.Executor) {
 	t.Helper()
-	stop := watchdog.Start(t.Name()+": resp on the executor", 2*time.Minute, nil)
-	ex, err := executor.New(executor.Config{Procs: procs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := tasknet.Listen(ex, "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, ex := servetest.OnExecutor(t, procs, "resp")
 	s.SpawnConn = tasknet.SpawnConn(ex)
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(l) }()
-	t.Cleanup(func() {
-		defer stop()
-		s.Close()
-		if err := <-done; err != resp.ErrServerClosed {
-			t.Errorf("Serve returned %v, want ErrServerClosed", err)
-		}
-		if err := ex.Close(); err != nil {
-			t.Errorf("executor Close: %v", err)
-		}
-	})
-	return l.Addr().String(), ex
+	return servetest.Serve(t, s, l, func(f func()) { go f() }), ex
 }
 
 // onProcs runs f at GOMAXPROCS 1 and 2, the executor with as many Ps.
-func onProcs(t *testing.T, f func(t *testing.T, procs int)) {
-	for _, procs := range []int{1, 2} {
-		t.Run(fmt.Sprintf("P%d", procs), func(t *testing.T) {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-			f(t, procs)
-		})
-	}
-}
+func onProcs(t *testing.T, f func(t *testing.T, procs int)) { servetest.OnProcs(t, f) }
 
 // TestTasknetPipelinedClients: 200 connections open at once, each writing
 // a pipeline of 10 rounds (SET and GET of its own key, INCR of a shared
