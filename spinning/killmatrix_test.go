@@ -40,6 +40,10 @@ var killConfig = killmatrix.Config{
 	// if one misses).
 	Killers: map[string][]string{
 		"ExitIgnoresWake": {"explorer", "scenarios"},
+		// The whole explorer column reaches these only after every shape
+		// before theirs: about 15 s of CPU for NeedBeforeDec.
+		"HandoffNoNeedSpinning": {"xhandoff", "scenarios"},
+		"NeedBeforeDec":         {"xrespin", "scenarios"},
 	},
 	Checkers: []killmatrix.Checker{
 		// DFS over every interleaving within the bound: the same verdict
@@ -52,6 +56,11 @@ var killConfig = killmatrix.Config{
 		// Real goroutines: the verdict depends on the machine's timing.
 		{Name: "stress", Run: killByStress},
 		{Name: "linearize", Run: killByLinearize},
+		// One shape each, the one that catches its mutant (the full
+		// explorer column holds them too); last, so that a mutant without
+		// Killers reaches the columns above first.
+		{Name: "xhandoff", Run: exploreShape("handoff-vs-wakep"), Deterministic: true, RealCodeElsewhere: true},
+		{Name: "xrespin", Run: exploreShape("respin-vs-wakep"), Deterministic: true, RealCodeElsewhere: true},
 	},
 }
 
@@ -60,6 +69,29 @@ func killByExplorer(*testing.T) error {
 		return killmatrix.ErrNotApplicable
 	}
 	return exploreSpinning()
+}
+
+// exploreShape explores the xScenarios shape named name alone.
+func exploreShape(name string) func(*testing.T) error {
+	return func(*testing.T) error {
+		if _, err := explore.Explore(explore.Options{}, func() explore.Run { return explore.Run{} }); errors.Is(err, explore.ErrNoSchedcheck) {
+			return killmatrix.ErrNotApplicable
+		}
+		for _, sc := range xScenarios {
+			if sc.name != name {
+				continue
+			}
+			res, err := explore.Explore(sc.options(), sc.xRun)
+			if err != nil {
+				return err
+			}
+			if res.Failure != nil {
+				return errors.New(res.Failure.String())
+			}
+			return nil
+		}
+		return fmt.Errorf("no explorer shape named %q", name)
+	}
 }
 
 func killByModel(t *testing.T) error {
