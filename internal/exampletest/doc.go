@@ -15,5 +15,5 @@
 //     TestSpinningConsumerGetsEveryValue in both) and catches a lost or
 //     stale value (TestLinkByStoreLosesAValue,
 //     TestPublishBeforeValueReadsStale, TestSpinningConsumerOnLinkByStoreIsCaught,
-//     TestSpinningConsumerOnPublishFirstIsCaught).
+//     TestSpinningConsumerReadsStale).
 package exampletest
