@@ -115,8 +115,9 @@
 //	                       Ps' expired timers before it steals
 //	sysmonTimers, timerCap sysmon's timeSleepUntil and wakeups for timers: with
 //	                       every P idle it sleeps until the earliest timer, else
-//	                       its round ends by it, and it runs timers of idle Ps and
-//	                       of held Ps a round overdue (no timer waits past a round)
+//	                       each round's sleep ends by it (a call's pace too), and
+//	                       it runs timers of idle Ps and of held Ps a round
+//	                       overdue (no timer waits past a round and 20µs)
 //	AfterFunc, GoTimeout   time.AfterFunc (goFunc) and context.WithTimeout, on the
 //	                       executor's heaps: the task is spawned where the timer runs
 //	OpenFD, FD             poll_runtime_pollOpen and internal/poll's FD: epoll
@@ -263,9 +264,11 @@
 // at its next schedule, a spinning M's timer pass, or sysmon) readies the
 // task into its own P's runnext. AfterFunc's timer spawns a task the same
 // way; GoTimeout's cancels the task's context. A timer fires no earlier
-// than asked, and no later than a sysmon round after (Slice/8 at most)
-// while every M is busy; with every P idle, sysmon sleeps until the next
-// timer and wakes an M for it. An AfterFunc still pending when Close finds
+// than asked, and no later than a sysmon round (min(10ms, Slice/8)) and
+// 20µs after while every M is busy; with every P idle, sysmon sleeps until
+// the next timer and wakes an M for it. The task a timer readies while
+// every P is held by a long task waits for a P: a holder's end, or
+// sysmon's retake of a P whose slice overran. An AfterFunc still pending when Close finds
 // the executor quiescent never fires.
 //
 // # Waiting for sockets: the network poller
@@ -552,6 +555,10 @@
 //	  schedule (within a 10us task of its time)
 //	a sleeper behind hogs on every P wakes within 3     timer_test.go TestSleeperBesideHogs
 //	  slices: sysmon runs the timer and retakes a P
+//	a timer on a P held by a long task (or a call in   latetimer_test.go TestTimerBesideLongTasks
+//	  pSyscall) fires within a sysmon round and 20µs      (bubble, 1 and 2 Ps, Slice 8s)
+//	  (Stats.TimerMaxLate): seeded fault                  killmatrix_test.go (latetimer,
+//	  CallSleepUncapped fires it 11ms late                latetimer2)
 //	AfterFunc's Stop and Reset; GoTimeout's context     timer_test.go TestAfterFuncStopReset,
 //	  ends with DeadlineExceeded at its time              TestGoTimeout
 //	5000 tasks asleep at once on 2 Ps: <= 4 Ms          timer_test.go TestSleepingTasksCostNoM

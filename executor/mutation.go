@@ -387,6 +387,10 @@ const (
 	// ((*p).destroy's timers.take): no holder's schedule runs them any
 	// more, only the scans of sysmon and spinning Ms.
 	resizeLeavesTimers
+	// CallSleepUncapped: sysmon's sleep at a call's pace while a call is
+	// in pSyscall is not ended by the earliest timer, so a timer due on a
+	// P held by a long task or call waits up to two rounds.
+	callSleepUncapped
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -500,6 +504,8 @@ var mutationNames = [...]string{
 
 	msNeverExit:        "MsNeverExit",
 	resizeLeavesTimers: "ResizeLeavesTimers",
+
+	callSleepUncapped: "CallSleepUncapped",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

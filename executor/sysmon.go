@@ -99,9 +99,17 @@ func (e *Executor) sysmon() {
 		case calls:
 			// A call's P waits for this round: an M wakes a late one.
 			delay = min(delay, pace)
-			if running || e.liveProcs() > 1 || mutant == sysmonNoUsleep || !e.osSleep(delay) {
-				e.sysmonDue.Store(atomicx.Nanotime() + int64(delay))
-				e.sysmonDoze(delay+e.sysmonLate, dozeAtPace)
+			// Ended by the earliest timer too, as every other sleep
+			// here (timeSleepUntil): uncapped, a timer due just after
+			// a round waited for the round after the next, up to two
+			// rounds (11ms at Slice 8s with a long call in progress).
+			d := e.timerCap(delay)
+			if mutant == callSleepUncapped {
+				d = delay
+			}
+			if running || e.liveProcs() > 1 || mutant == sysmonNoUsleep || !e.osSleep(d) {
+				e.sysmonDue.Store(atomicx.Nanotime() + int64(d))
+				e.sysmonDoze(d+e.sysmonLate, dozeAtPace)
 				e.sysmonDue.Store(0)
 			} // else no M can run (1 P, in the call): the OS's timer
 

@@ -5,9 +5,17 @@ package executor
 // heaps are run where the runtime runs them: by the holder of a P at each
 // schedule (findRunnable's checkTimers), by a spinning M over the other Ps'
 // heaps before it steals (stealWork's timer pass), and by sysmon, which
-// sleeps until the earliest timer while every P is idle and caps its sleep
-// at the earliest timer otherwise, so no timer waits past a sysmon round
-// (Config.Slice/8 at most) while every M is busy.
+// sleeps until the earliest timer while every P is idle and caps every
+// sleep at the earliest timer otherwise (timeSleepUntil; its sleep at a
+// call's pace too), so no timer fires later than a sysmon round
+// (min(10ms, Config.Slice/8)) and the 20µs round a busy P's holder gets
+// first while every M is busy (TestTimerBesideLongTasks). The runtime's
+// sysmon only starts an M for an overdue timer (startm in sysmon), which
+// finds no idle P then: its timer waits for a preemption. What a timer
+// readies still needs a P: with every P held by a long task it waits in
+// the global queue until a holder ends or sysmon retakes a P whose slice
+// overran (a Slice after that slice began), as a goroutine readied by a
+// timer waits for a P.
 //
 // A timer's func runs on whichever goroutine runs the heap, so it does not
 // know the P the readied task should go to. It pushes the task (a parked
