@@ -185,7 +185,13 @@
 // The same options always give the same executions in the same order. If an
 // execution does not repeat what an earlier one did on the same choices, the
 // scenario depends on something besides the schedule, and DFS reports
-// ErrNondeterministic.
+// ErrNondeterministic. Every mode also re-runs a failed execution from its
+// recorded schedule before it reports it (engine.go's confirm): one that
+// does not repeat there (a real goroutine, time, map order, a global carried
+// from one execution to the next) is reported as ErrNondeterministic,
+// "nondeterminism outside the explorer", with the step where the re-run left
+// the schedule, not with a replay key that would not replay it
+// (TestFailureRepeatsOnItsSchedule).
 //
 // # Outcomes and reachability
 //

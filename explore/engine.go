@@ -594,6 +594,9 @@ func explore(opts Options, build func() Run, keepGoing bool) (res Result, err er
 			e.count(x)
 			e.addState(x)
 		}
+		if x.fail != nil && cfg.replay == nil && !errors.Is(x.fail.Err, ErrDeadline) && !errors.Is(x.fail.Err, ErrNondeterministic) {
+			e.confirm(x)
+		}
 		if x.fail != nil && e.failed(x) {
 			return e.res, nil
 		}
@@ -607,6 +610,39 @@ func explore(opts Options, build func() Run, keepGoing bool) (res Result, err er
 			return e.res, nil
 		}
 	}
+}
+
+// confirm re-runs a failed execution from its recorded schedule, as a
+// replay would, before the failure is reported: an execution that does not
+// repeat on its own schedule depends on something the explorer does not
+// control (a real goroutine, time, map order, a sync.Pool, a global carried
+// from one execution to the next), and its replay key would not replay it.
+// Then x's failure becomes ErrNondeterministic, naming the step where the
+// re-run left the schedule and what it met there. The re-run counts in no
+// tally (Executions, Schedules, outcomes, Visit); it costs one execution
+// per reported failure.
+func (e *explorer) confirm(x *execution) {
+	strat, visit, res := e.strat, e.cfg.Visit, e.res
+	e.strat, e.cfg.Visit = &replayer{sched: slices.Clone(x.choices)}, nil
+	y, err := e.execute()
+	e.strat, e.cfg.Visit, e.res = strat, visit, res
+	if err != nil {
+		return
+	}
+	if len(y.choices) < len(x.choices) {
+		y.replayEndedEarly(len(x.choices))
+	}
+	var again string
+	switch {
+	case y.fail == nil:
+		again = fmt.Sprintf("re-run on it, execution %d ran all %d steps and passed every check", x.index, len(x.choices))
+	case errors.Is(y.fail.Err, ErrReplayDiverged):
+		again = fmt.Sprintf("re-run on it, %v", y.fail.Err)
+	default:
+		return // it repeats
+	}
+	x.fail.Err = fmt.Errorf("%w: nondeterminism outside the explorer: execution %d does not repeat on its own recorded schedule (%s); what the first run found: %w",
+		ErrNondeterministic, x.index, again, x.fail.Err)
 }
 
 func (e *explorer) execute() (*execution, error) {
