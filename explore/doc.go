@@ -203,7 +203,10 @@
 // race no longer happens (the code moved, a bound too small) is noticed
 // instead of passing without testing anything (loom's users ask for both:
 // tokio-rs/loom#284). Under DPOR and Reduce an execution stands for its
-// class, so counts are per class.
+// class, so counts are per class. A Random or PCT label whose window is a few steps wide
+// is lost whenever a change adds a scheduling point and moves every schedule
+// of a fixed seed; Options.Seeds lets the search go on from the next seeds,
+// MaxExecutions each, until every label is reached (TestSeedsUntilReached).
 //
 // # End states and records
 //

@@ -565,8 +565,10 @@ func explore(opts Options, build func() Run, keepGoing bool) (res Result, err er
 		e.strat = &dpor{}
 	case cfg.Mode == Random:
 		e.strat = newRandom(cfg.Seed)
+		e.res.SeedsUsed = 1
 	case cfg.Mode == PCT:
 		e.strat = newPCT(cfg.Seed, cfg.Depth)
+		e.res.SeedsUsed = 1
 	case cfg.Mode == Bytes:
 		e.strat = &fromBytes{data: cfg.Decisions}
 	}
@@ -605,11 +607,34 @@ func explore(opts Options, build func() Run, keepGoing bool) (res Result, err er
 			e.unreached()
 			return e.res, nil
 		}
-		if e.res.Executions >= cfg.MaxExecutions {
+		if e.res.Executions >= cfg.MaxExecutions*max(e.res.SeedsUsed, 1) {
+			if e.reseed() {
+				continue
+			}
 			e.unreached()
 			return e.res, nil
 		}
 	}
+}
+
+// reseed moves Random or PCT on to its next seed (Options.Seeds) when a
+// MustReach label is still unreached and seeds are left, and reports
+// whether it did.
+func (e *explorer) reseed() bool {
+	if e.res.SeedsUsed == 0 || e.res.SeedsUsed >= e.cfg.Seeds {
+		return false
+	}
+	if !slices.ContainsFunc(e.cfg.MustReach, func(l string) bool { return e.res.Outcomes[l] == 0 }) {
+		return false
+	}
+	seed := e.cfg.Seed + int64(e.res.SeedsUsed)
+	e.res.SeedsUsed++
+	if e.cfg.Mode == PCT {
+		e.strat = newPCT(seed, e.cfg.Depth)
+	} else {
+		e.strat = newRandom(seed)
+	}
+	return true
 }
 
 // confirm re-runs a failed execution from its recorded schedule, as a

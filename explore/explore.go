@@ -190,6 +190,16 @@ type Options struct {
 	// passing without testing anything. Result.Unreached lists those no
 	// execution reported; Check fails the test on them.
 	MustReach []string
+	// Seeds, for Random and PCT with MustReach, is how many seeds the search
+	// may use: when MaxExecutions from Seed leave a MustReach label
+	// unreached, it goes on for MaxExecutions more from Seed+1, and so on
+	// up to Seed+Seeds-1, stopping at the first failure or once every label
+	// is reached. A label whose window is a few steps wide is then not lost
+	// when a change elsewhere adds a scheduling point and moves every
+	// schedule of a fixed seed; a search whose first seed reaches them all
+	// costs nothing more. 0 or 1: Seed alone. Result.SeedsUsed says how
+	// many ran (TestSeedsUntilReached).
+	Seeds int
 	// KeepGoing goes on searching after a failure, collecting distinct
 	// ones in Result.Failures (two failures are the same when the same
 	// check failed with the same message), until the search ends or
@@ -220,6 +230,9 @@ type Result struct {
 	Complete bool
 	// Replayed reports that the run was one replayed schedule.
 	Replayed bool
+	// SeedsUsed is how many seeds Random or PCT ran (Options.Seeds): 1
+	// unless a MustReach label was still unreached after the first.
+	SeedsUsed int
 	// Failure is the first failing execution, or nil.
 	Failure *Failure
 	// Failures lists the distinct failures found, Failure first: one
@@ -256,6 +269,9 @@ func (r Result) Summary() string {
 	s := fmt.Sprintf("explore %s: %d executions, %d schedules, bound %d, mode %s", r.Name, r.Executions, r.Schedules, r.Bound, r.Mode)
 	if r.Pruned > 0 {
 		s += fmt.Sprintf(", %d pruned by reduction", r.Pruned)
+	}
+	if r.SeedsUsed > 1 {
+		s += fmt.Sprintf(", %d seeds (Options.Seeds: a MustReach label was unreached)", r.SeedsUsed)
 	}
 	switch {
 	case r.Replayed:
