@@ -260,7 +260,10 @@ func stealOptions(c exploreCase) explore.Options {
 	return explore.Options{Name: "executor-" + c.name, Bound: explore.NoPreemption, LongBound: 1, MustReach: []string{"stolen from runnext"}}
 }
 
-// pctOptions: PCT's 1000 executions from seed 1 with reach required.
+// pctOptions: PCT's 1000 executions from seed 1 with reach required; while
+// a label is unreached, 1000 more from each next seed, 4 seeds in all
+// (explore.Options.Seeds), so that a change adding a scheduling point, which
+// moves every schedule of a seed, does not lose a narrow window.
 func pctOptions(c exploreCase, reach ...string) explore.Options {
-	return explore.Options{Name: "executor-" + c.name, Mode: explore.PCT, Seed: 1, MaxExecutions: 1000, MustReach: reach}
+	return explore.Options{Name: "executor-" + c.name, Mode: explore.PCT, Seed: 1, MaxExecutions: 1000, MustReach: reach, Seeds: 4}
 }

@@ -96,8 +96,8 @@ func selectVsTwoSendersTask() explore.Run {
 func TestExploreInTasks(t *testing.T) {
 	// PCT: with two Ms and spares as threads, DFS at bound 1 ran past
 	// 100,000 executions (270 s) without finishing the first scenario.
-	explore.Check(t, explore.Options{Name: "taskchan-close-vs-parked-recv-task", Mode: explore.PCT, Seed: 1,
+	explore.Check(t, explore.Options{Name: "taskchan-close-vs-parked-recv-task", Mode: explore.PCT, Seed: 1, Seeds: 4,
 		MaxExecutions: 300, MustReach: []string{"parked", "found closed"}}, closeVsParkedRecvTask)
-	explore.Check(t, explore.Options{Name: "taskchan-select-vs-two-senders-task", Mode: explore.PCT, Seed: 1,
+	explore.Check(t, explore.Options{Name: "taskchan-select-vs-two-senders-task", Mode: explore.PCT, Seed: 1, Seeds: 4,
 		MaxExecutions: 300, MustReach: []string{"a first", "b first"}}, selectVsTwoSendersTask)
 }
