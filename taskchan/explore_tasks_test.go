@@ -5,6 +5,7 @@ package taskchan_test
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/schedkit/schedkit/atomicx"
@@ -58,6 +59,7 @@ func closeVsParkedRecvTask() explore.Run {
 // channels, each with a sending task, then receives from the other one:
 // each value arrives exactly once, whichever sender the select takes.
 func selectVsTwoSendersTask() explore.Run {
+	seededPoll()
 	x := executor.NewExploring(executor.Config{Procs: 2}, 0, 3)
 	a, b := taskchan.Make[int](0), taskchan.Make[int](0)
 	explore.Name(a, "a")
@@ -93,11 +95,42 @@ func selectVsTwoSendersTask() explore.Run {
 	}
 }
 
+// seededPoll gives Select's shuffle (pollRand, cheaprandn's stand-in) a
+// source seeded the same at every execution's build, so that the poll
+// order is a function of the schedule: with rand.IntN, an execution did
+// not repeat on its own schedule (its replay diverged at a step where a
+// poll order had moved who parked), and a failure's replay key did not
+// replay it.
+func seededPoll() {
+	r := rand.New(rand.NewPCG(1, 2))
+	taskchan.SetPollRand(func(n int) int { return r.IntN(n) })
+}
+
 func TestExploreInTasks(t *testing.T) {
+	defer taskchan.SetPollRand(nil)()
 	// PCT: with two Ms and spares as threads, DFS at bound 1 ran past
 	// 100,000 executions (270 s) without finishing the first scenario.
 	explore.Check(t, explore.Options{Name: "taskchan-close-vs-parked-recv-task", Mode: explore.PCT, Seed: 1, Seeds: 4,
 		MaxExecutions: 300, MustReach: []string{"parked", "found closed"}}, closeVsParkedRecvTask)
 	explore.Check(t, explore.Options{Name: "taskchan-select-vs-two-senders-task", Mode: explore.PCT, Seed: 1, Seeds: 4,
 		MaxExecutions: 300, MustReach: []string{"a first", "b first"}}, selectVsTwoSendersTask)
+}
+
+// TestExploreInTasksRepeats: the same options give the same executions
+// (explore/doc.go's promise), here where Select's shuffle runs inside the
+// explored tasks: two searches of select-vs-two-senders-task visit the same
+// schedules in the same order. With Select's random shuffle they parted
+// within the first dozen executions.
+func TestExploreInTasksRepeats(t *testing.T) {
+	defer taskchan.SetPollRand(nil)()
+	var runs [2][]string
+	for i := range runs {
+		explore.Check(t, explore.Options{Name: "taskchan-select-repeats", Mode: explore.PCT, Seed: 1, MaxExecutions: 40,
+			Visit: func(s string) { runs[i] = append(runs[i], s) }}, selectVsTwoSendersTask)
+	}
+	for i := range max(len(runs[0]), len(runs[1])) {
+		if i >= len(runs[0]) || i >= len(runs[1]) || runs[0][i] != runs[1][i] {
+			t.Fatalf("two searches with the same options parted at execution %d", i+1)
+		}
+	}
 }
