@@ -294,6 +294,7 @@
 // Executor.Close and Shutdown first evict every descriptor, so a task
 // parked on a socket wakes with ErrPollerClosed and Close does not wait
 // for a peer that never writes.
+// Under -tags schedcheck the poller is the explorer's fake kernel and OpenFD fails outside a scenario (TestOpenFDFailsWithoutExplorer).
 //
 // # Ps that change at run time
 //

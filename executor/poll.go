@@ -99,6 +99,9 @@ const closedBit = 1 << 62
 // its FD, which owns it from now on: FD.Close closes it. It returns
 // ErrClosed once Close or Shutdown has begun, and the system's error if
 // epoll refuses the descriptor (a regular file, say).
+// Built with -tags schedcheck, where the poller is the explorer's fake
+// kernel, it fails at once outside an explorer scenario: no real
+// descriptor would ever be reported ready.
 func (e *Executor) OpenFD(fd int) (*FD, error) {
 	np, err := e.netpoller()
 	if err != nil {

@@ -123,9 +123,11 @@ func pollCloseCase(name string, procs, more int) exploreCase {
 	}
 }
 
-// openFake waits for the spare, then registers fakeFD.
+// openFake waits for the spare, then registers fakeFD with the fake
+// kernel, which takes descriptors only once pollFake has opted in.
 func openFake(e *Executor) *FD {
 	awaitSpares(e, 1)
+	pollFake(e)
 	f, err := e.OpenFD(fakeFD)
 	if err != nil {
 		panic(err)

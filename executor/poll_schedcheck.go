@@ -3,6 +3,7 @@
 package executor
 
 import (
+	"errors"
 	"time"
 
 	"github.com/schedkit/schedkit/atomicx"
@@ -24,7 +25,16 @@ type pollSys struct {
 	note    atomicx.Note   // the blocking wait's
 	kicked  atomicx.Uint32 // 1 while note holds a wakeup not yet taken: a note is woken once
 	broken  atomicx.Uint32 // blocking waits a break ended (the explorer's reach)
+	// fake is set by an explorer scenario (pollFake, a test helper) before
+	// it registers a descriptor: only there is a descriptor's readiness
+	// injected. Elsewhere add refuses (errNoRealPoll), so that real I/O in
+	// a schedcheck build fails at OpenFD instead of parking forever.
+	fake bool
 }
+
+// errNoRealPoll is OpenFD's error in a schedcheck build outside an
+// explorer scenario.
+var errNoRealPoll = errors.New("executor: built with -tags schedcheck: the poller is the explorer's fake kernel and polls no real descriptor; run I/O without the tag")
 
 type fakeEvent struct {
 	tag uint64
@@ -37,6 +47,9 @@ func (s *pollSys) init() error {
 }
 
 func (s *pollSys) add(fd int, tag uint64) error {
+	if !s.fake {
+		return errNoRealPoll
+	}
 	s.mu.Lock()
 	s.tags[fd] = tag
 	s.mu.Unlock()

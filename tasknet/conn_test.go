@@ -97,6 +97,7 @@ func TestEchoManyConnections(t *testing.T) {
 // TestEchoUnderLoad is the echo beside busy processes on every core: the
 // scheduler of the machine is contended, the verdict is only exactness.
 func TestEchoUnderLoad(t *testing.T) {
+	needRealPoller(t) // before the busy processes start
 	busy, err := realtime.Contend(2, time.Minute)
 	require.NoError(t, err)
 	defer busy.Stop()

@@ -1,3 +1,8 @@
+//go:build !schedcheck
+
+// The example does real I/O, which a schedcheck build's executor poller
+// (the explorer's fake kernel) cannot, and an Example cannot skip.
+
 package tasknet_test
 
 import (
