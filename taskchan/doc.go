@@ -103,7 +103,10 @@
 // parked receivers and senders, a select against two senders, a send
 // against a select's wake and dequeue, FIFO waiters, a receive from a full
 // buffer, two selects in opposite case orders), with outside goroutines as
-// the threads; fixed scenarios; real-runtime checks at GOMAXPROCS 1 and 2
+// the threads, and in real tasks on an explored executor
+// (TestExploreInTasks; Select's shuffle seeded at every build there, so an
+// execution repeats on its schedule: TestExploreInTasksRepeats); fixed
+// scenarios; real-runtime checks at GOMAXPROCS 1 and 2
 // and under outside load (runtime/proc_test.go's TestPingPongHog with a
 // task channel between each pair, a parked task's P going on with queued
 // work) judged beside internal/realtime's health ticker; and seeded
