@@ -36,7 +36,8 @@
 //	M.StopM             stopm, mput, mPark         StopM          park on the idle list until handed a P
 //	M.AcquireP          exitsyscall's pidleget     AcquireP       take an idle P without spinning
 //	M.HandoffP          handoffp (spinning part)   HandoffP       give the P to another M, or make it idle
-//	  (StopM's end)     mexit's allm, nmfreed      (not modelled) an idle M past its keep-alive exits
+//	  (StopM's end)     mexit's allm, nmfreed      Expire         an idle M past its keep-alive exits (KeepAlive)
+//	  (Config.NeedM)    newm (for a handoff)       NewM           an exited M comes back for a waiting handoff
 //	Sched.Shutdown      (none)                     (not modelled) wake every parked M to exit
 //
 // An executor's M runs this loop, its findRunnable and schedule:
@@ -219,7 +220,7 @@
 //	  StartM wakes an M exactly once                   says so); Validate; TLC IdleMs
 //	no lost wakeup                                   TestExploreSpinning (every shape) [every mutation];
 //	                                                  TestStressExactlyOnce [TestStressCheckerCatchesBrokenVariants];
-//	                                                  TLC WorkConserving [every mutant but CountLeak, EndlessTasks]
+//	                                                  TLC WorkConserving [every mutant but CountLeak, EndlessTasks, ExitIgnoresWake]
 //	every submitted task ends when tasks end         TLC AllTasksDone [EndlessTasks]
 //	Submit publishes before it wakes                 TestSubmitPublishesBeforeWaking; TestScenarios; the model's Submit
 //	                                                  [WakepBeforePublish, TestSpinningModelCatchesBrokenVariants]
@@ -244,7 +245,9 @@
 //	CheckDead on every park, with (idle, total)      TestCheckDeadSeesEveryMPark; TestStopM
 //	an M whose keep-alive runs out exits only if     TestScenarios "a keep-alive that runs out after a StartM popped
 //	  still idle and more Ms than Ps are alive;        the M stays"; TestExploreKeepAlive [ExitIgnoresWake];
-//	  a popped M keeps the P it was handed             TestNewRejectsBadConfig (KeepAlive without NeedM)
+//	  a popped M keeps the P it was handed             TestNewRejectsBadConfig (KeepAlive without NeedM);
+//	                                                  TLC SpinningKeepAlive (KeepAliveBound, WorkConserving
+//	                                                  with exits), PConservation [ExitIgnoresWake]
 //	Shutdown wakes parked Ms with false, later       TestShutdown; the model's Shutdown
 //	  StopMs return false, handoffs give their Ps
 //	  back, Wakep starts nothing; idempotent

@@ -41,7 +41,8 @@ CONSTANTS
     Subs,     \* the submitters (model values, not Ms)
     NTasks,   \* tasks the submitters submit in all, shared out evenly
     NBlocks,  \* blocking calls the tasks make, in all
-    Mutant    \* "none" is the real algorithm; any other name breaks one step
+    Mutant,   \* "none" is the real algorithm; any other name breaks one step
+    KeepAlive \* Config.KeepAlive > 0: an idle M beyond the Ps may exit (Expire)
 
 \* The broken variants. All but EndlessTasks are the Go mutation
 \* (spinning/mutation.go) of the same name:
@@ -57,10 +58,12 @@ CONSTANTS
 \*                          it gives its count back (the runtime's order)
 \*   EndlessTasks           (the spec only) a task never ends: every P can be
 \*                          busy forever, which WorkConserving cannot see
+\*   ExitIgnoresWake        (KeepAlive) Expire exits without looking whether
+\*                          a StartM popped the M meanwhile: its P is lost
 Mutants == {"none", "DropWithoutRecheck", "WakepBeforePublish",
             "NoWakeOnLastSpinner", "CountLeak", "NoNeedSpinning",
             "DropNoNeedSpinning", "HandoffNoNeedSpinning", "NeedBeforeDec",
-            "EndlessTasks"}
+            "EndlessTasks", "ExitIgnoresWake"}
 
 ASSUME /\ Ms # {} /\ Subs # {} /\ Ms \cap Subs = {}
        /\ Procs \in Nat /\ Procs >= 1
@@ -70,6 +73,7 @@ ASSUME /\ Ms # {} /\ Subs # {} /\ Ms \cap Subs = {}
        \* executor starts an M on Config.NeedM instead.
        /\ Cardinality(Ms) >= Procs + NBlocks
        /\ Mutant \in Mutants
+       /\ KeepAlive \in BOOLEAN
 
 Actors == Ms \cup Subs
 NTotal == NTasks
@@ -91,10 +95,12 @@ VARIABLES
     spinning,     \* m.spinning
     seen,         \* nmspinning as the spinning rule's first load saw it
     budget,       \* blocking calls left
-    wpc           \* each actor's Wakep in progress
+    wpc,          \* each actor's Wakep in progress
+    exited,       \* the Ms that left after their keep-alive (not in allm)
+    timed         \* m.timed: parked beyond the Ps with a keep-alive
 
 vars == <<queue, done, submitted, left, spc, nmspinning, npidle, needspinning,
-          pending, midle, pc, spinning, seen, budget, wpc>>
+          pending, midle, pc, spinning, seen, budget, wpc, exited, timed>>
 
 \* An M's places. Those marked P hold a P; those marked T hold a task.
 MPCs == {"park",     \*      asleep in StopM, on midle
@@ -127,7 +133,8 @@ MPCs == {"park",     \*      asleep in StopM, on midle
          "recheckp", \*      DropSpinning: found work, take an idle P
          "dropinc",  \* P    DropSpinning: set the flag, add 1
          "dropclr",  \* P    DropSpinning: clear needspinning
-         "stop"}     \*      StopM: take a handoff or park
+         "stop",     \*      StopM: take a handoff or park
+         "exited"}   \*      left the Sched after its keep-alive (Expire)
 HoldPCs == {"look", "rule", "rule2", "spininc", "spinclr", "steal", "found",
             "reset", "run", "hwork", "hload", "hload2", "hcas", "hclr",
             "hlock", "hstartn", "hstarts", "release", "dropinc", "dropclr"}
@@ -172,6 +179,8 @@ Init ==
     /\ seen = [m \in Ms |-> 0]
     /\ budget = NBlocks
     /\ wpc = [a \in Actors |-> IF a \in Subs /\ WBP /\ Share[a] > 0 THEN "cas" ELSE "none"]
+    \* Each M parked by its first StopM with every M alive: timed if beyond the Ps.
+    /\ exited = {} /\ timed = [m \in Ms |-> KeepAlive /\ Cardinality(Ms) > Procs]
 
 
 ---------------------------------------------------------------------------
@@ -277,7 +286,7 @@ Publish(s) ==
 
 SubmitWakep(s) == spc[s] = "wakep" /\ Wakep(s)
 
-Submit(s) == Publish(s) \/ SubmitWakep(s)
+Submit(s) == (Publish(s) \/ SubmitWakep(s)) /\ UNCHANGED <<exited, timed>>
 
 ---------------------------------------------------------------------------
 (* An M: the executor's steps (Look, Steal, Finish, Block) around the      *)
@@ -395,7 +404,7 @@ Finish(m) ==
     /\ done' = done + 1
     /\ Go(m, "look")
     /\ UNCHANGED <<queue, submitted, left, spc, nmspinning, npidle, needspinning,
-                   pending, midle, spinning, seen, budget, wpc>>
+                   pending, midle, spinning, seen, budget, wpc, exited, timed>>
 
 \* The task makes a blocking call (at most NBlocks in all). Not fair: a
 \* task need not block. Its M hands the P off first (HandoffP).
@@ -405,7 +414,8 @@ Block(m) ==
     /\ budget' = budget - 1
     /\ Go(m, "hwork")
     /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
-                   needspinning, pending, midle, spinning, seen, wpc>>
+                   needspinning, pending, midle, spinning, seen, wpc, exited,
+                   timed>>
 
 \* ReleaseP: under the lock, a non-spinning M answers needspinning by
 \* spinning (and looks again); otherwise the P becomes idle, and a
@@ -542,7 +552,8 @@ Unblock(m) ==
     /\ pc[m] = "blocked"
     /\ Go(m, "acquire")
     /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
-                   needspinning, pending, midle, spinning, seen, budget, wpc>>
+                   needspinning, pending, midle, spinning, seen, budget, wpc,
+                   exited, timed>>
 
 \* Back from the call, the M takes an idle P under the lock and goes on
 \* with its task, as exitsyscall's pidleget. With none idle, the executor
@@ -573,12 +584,64 @@ Requeue(m) ==
 
 RequeueWakep(m) == pc[m] = "rqwake" /\ Wakep(m)
 
+---------------------------------------------------------------------------
+(* Config.KeepAlive (KeepAlive): an M that parks while more Ms are alive  *)
+(* than there are Ps (len(allm) > procs) is timed: it sleeps at most the  *)
+(* keep-alive, then looks under the lock (Expire, M.expire): still on     *)
+(* the idle list and still more Ms than Ps, it leaves the list and the    *)
+(* Sched (exited); popped by a StartM meanwhile (pc "woken"/"wokenn"), it  *)
+(* keeps the P it was handed. So at least Procs Ms stay, and a handoff    *)
+(* that finds no idle M gets one from Config.NeedM (NewM: an exited M     *)
+(* comes back as a new one and takes it in StopM). The actions below the *)
+(* other steps leave exited and timed alone, except that an M's own step  *)
+(* sets timed when it parks and clears it otherwise (KAMove; Finish,     *)
+(* Block and Unblock never find it set).                                  *)
+(* The runtime never ends an idle M: this is the Go code's own addition.  *)
+
+Alive == Cardinality(Ms) - Cardinality(exited)
+
+\* timed' and exited' for a step of M m's own (not Expire or NewM): stopBegin
+\* sets m.timed when it parks the M beyond the Ps.
+KAMove(m) ==
+    /\ timed' = Set(timed, m, KeepAlive /\ pc'[m] = "park" /\ Alive > Procs)
+    /\ UNCHANGED exited
+
+\* expire: under the lock (mget's lock, so exactly one of Expire and a
+\* StartM's pop takes a parked M off the list). ExitIgnoresWake: a popped M
+\* exits too, with the P it was handed.
+Expire(m) ==
+    /\ timed[m]
+    /\ pc[m] \in {"park", "woken", "wokenn"}
+    /\ LockFree
+    /\ timed' = Set(timed, m, FALSE)
+    /\ IF Alive > Procs /\ (pc[m] = "park" \/ Mutant = "ExitIgnoresWake")
+         THEN /\ exited' = exited \cup {m}
+              /\ midle' = SelectSeq(midle, LAMBDA x : x # m)   \* unlinkIdle
+              /\ Go(m, "exited")
+         ELSE UNCHANGED <<exited, midle, pc>>
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   needspinning, pending, spinning, seen, budget, wpc>>
+
+\* Config.NeedM, called by a StartM that left a handoff for want of an idle
+\* M: the executor starts a new M (NewM), which goes to StopM and takes it.
+NewM(m) ==
+    /\ m \in exited
+    /\ pending # <<>>
+    /\ exited' = exited \ {m}
+    /\ Go(m, "stop")
+    /\ UNCHANGED <<queue, done, submitted, left, spc, nmspinning, npidle,
+                   needspinning, pending, midle, spinning, seen, budget, wpc,
+                   timed>>
+
 \* Every step of M m but Finish, Block and Unblock, the task's own doing;
-\* these are weakly fair.
+\* these are weakly fair. Expire is as fair as the Go code's timer: a timed
+\* M that stays parked looks in the end; NewM as NeedM's new M runs.
 MStep(m) ==
-    \/ StopM(m) \/ Look(m) \/ BecomeSpinning(m) \/ Steal(m)
-    \/ ResetSpinning(m) \/ ReleaseP(m) \/ DropSpinning(m)
-    \/ HandoffP(m) \/ AcquireP(m) \/ Requeue(m) \/ RequeueWakep(m)
+    \/ (\/ StopM(m) \/ Look(m) \/ BecomeSpinning(m) \/ Steal(m)
+        \/ ResetSpinning(m) \/ ReleaseP(m) \/ DropSpinning(m)
+        \/ HandoffP(m) \/ AcquireP(m) \/ Requeue(m) \/ RequeueWakep(m))
+       /\ KAMove(m)
+    \/ Expire(m) \/ NewM(m)
 
 Next ==
     \/ \E s \in Subs : Submit(s)
@@ -601,6 +664,7 @@ TypeOK ==
     /\ pc \in [Ms -> MPCs] /\ spinning \in [Ms -> BOOLEAN]
     /\ seen \in [Ms -> Nat] /\ budget \in 0..NBlocks
     /\ wpc \in [Actors -> WPCs]
+    /\ exited \subseteq Ms /\ timed \in [Ms -> BOOLEAN]
 
 Count(S) == Cardinality(S)
 
@@ -628,6 +692,9 @@ SpinningBounds ==
          + Count({a \in Actors : wpc[a] = "startm"}) <= Procs
     /\ Count({a \in Actors : wpc[a] \in WHold}) <= 1
     /\ nmspinning <= Procs + Unbacked
+
+\* KeepAlive: only Ms beyond the Ps exit; at least Procs Ms stay alive.
+KeepAliveBound == Alive >= Procs /\ (~KeepAlive => exited = {})
 
 \* The bound as the runtime's comments suggest it; TLC refutes it (a one-off
 \* check, not in any cfg).
