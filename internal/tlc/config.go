@@ -43,6 +43,13 @@ func parseName(name string) (spec, mutant string, long bool, err error) {
 	return spec, mutant, long, nil
 }
 
+// longOnlyRE matches a mutant config's `\* Long only: <why>` line: the
+// mutant runs in long mode alone, as a <Spec>_long_mutant_ config does, but
+// keeps its name (the kill matrices and the README find it by that name).
+// The test command has a time budget; a spec's mutants beyond the few it
+// keeps in default mode carry this line.
+var longOnlyRE = regexp.MustCompile(`(?m)^[ \t]*\\\*[ \t]*Long only:[ \t]*\S`)
+
 // expectRE matches a config's `\* Expect: <Name>` line.
 var expectRE = regexp.MustCompile(`(?m)^[ \t]*\\\*[ \t]*Expect:[ \t]*(.*?)[ \t]*\r?$`)
 

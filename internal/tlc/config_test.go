@@ -73,6 +73,7 @@ func TestModelsLongAndExpect(t *testing.T) {
 		"Ring_long.cfg":               "INVARIANT Conservation\n",
 		"Ring_mutant_A.cfg":           "\\* Expect: Conservation\nINVARIANT TypeOK Conservation\n",
 		"Ring_mutant_B.cfg":           "INVARIANT Conservation\n",
+		"Ring_mutant_C.cfg":           "\\* Long only: the test command's budget\nINVARIANT Conservation\n",
 		"Ring_long_mutant_A.cfg":      "\\* Expect: Live\nINVARIANT TypeOK\nPROPERTY Live\n",
 		"RunnextFine.tla":             "",
 		"RunnextFine.cfg":             "INVARIANT Inv\n",
@@ -90,6 +91,7 @@ func TestModelsLongAndExpect(t *testing.T) {
 		"Ring_long_mutant_A|Ring|A|Live|long",
 		"Ring_mutant_A|Ring|A|Conservation|",
 		"Ring_mutant_B|Ring|B||",
+		"Ring_mutant_C|Ring|C||long",
 		"RunnextFine|RunnextFine|||",
 		"RunnextFine_mutant_Skip|RunnextFine|Skip||",
 	}, got)
@@ -103,6 +105,16 @@ func TestModelsLongAndExpect(t *testing.T) {
 	}
 	assert.Equal(t, []string{"Ring", "Ring_mutant_A", "Ring_mutant_B", "RunnextFine", "RunnextFine_mutant_Skip"}, short)
 	assert.Len(t, long, len(ms), "long mode runs every model")
+}
+
+// TestModelsLongOnlyNeedsAMutant: a "\* Long only:" line on a model that
+// must pass is refused (it would leave the spec unchecked in default mode).
+func TestModelsLongOnlyNeedsAMutant(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"S.tla": "", "S.cfg": "\\* Long only: slow\nINVARIANT Inv\n"})
+	_, err := Models(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Long only")
 }
 
 func TestModelsRejectsABadExpect(t *testing.T) {

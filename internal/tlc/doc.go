@@ -49,6 +49,7 @@
 //	only it: the config without the name must pass                  TestWithout, TestJudgeOnly, TestCheckOnlyItRejectsWithTLC
 //	an unnamed temporal violation among several is re-run anyway     TestCheckOnlyItRejectsWithTLC
 //	long mode runs _long configs, default mode leaves them out      TestModelsLongAndExpect, TestLongFromEnv, TestCheckOnlyItRejectsWithTLC
+//	  and mutants with a "\* Long only: <why>" line (none passes)   TestModelsLongAndExpect, TestModelsLongOnlyNeedsAMutant
 //	comments are not names                                          TestInvariantsAndPropertiesSkipComments, TestPropertiesReadsTheConfigsTemporalProperties
 //	nothing is written beside the spec; a runaway run is stopped    TestCheckAllTiny, TestRunTimeout
 //	a TLC with no progress (no new line, same counts) is stopped    TestRunStopsAStalledTLC, TestWatchProgress

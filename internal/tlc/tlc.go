@@ -188,6 +188,12 @@ func Models(dir string) ([]Model, error) {
 			return nil, fmt.Errorf("tlc: %w", err)
 		}
 		m := Model{Name: name, Spec: spec, Mutant: mutant, Config: cfg, File: file, Long: long}
+		if longOnlyRE.MatchString(string(text)) {
+			if mutant == "" {
+				return nil, fmt.Errorf(`tlc: %s: a "\* Long only:" line on a model that must pass: name it <Spec>_long.cfg`, cfg)
+			}
+			m.Long = true
+		}
 		if m.Expect, err = ParseExpect(string(text)); err == nil {
 			err = checkExpect(m, string(text))
 		}
