@@ -106,9 +106,7 @@ explorer_runs() {
 }
 # SCHEDKIT_REQUIRE_SCHEDCHECK=1: a scenario that finds no explorer hook fails
 # here instead of skipping (the build has the tag, so a skip would be a bug).
-# -p 4: the explorer's tests are CPU-bound and deterministic (the virtual clock),
-# so a fourth binary only fills a core that a package's tail leaves idle.
-explorer_tests() { SCHEDKIT_REQUIRE_SCHEDCHECK=1 go test -p 4 -tags schedcheck -short -count=1 -run "$(explorer_runs)" $(explorer_packages); }
+explorer_tests() { SCHEDKIT_REQUIRE_SCHEDCHECK=1 go test -tags schedcheck -short -count=1 -run "$(explorer_runs)" $(explorer_packages); }
 
 # The schedkit_checked build: owner methods assert one owner at a time and a
 # destination stolen into by one thief at a time. Only the packages with tests
