@@ -523,6 +523,8 @@
 //	local spawn reads no clock                          clock_schedcheck_test.go (-tags schedcheck)
 //	every interleaving (bound 1): each task once, no    explore_test.go TestExploreExecutor (-tags schedcheck)
 //	  deadlock, Wait returns, sysmon unblocks a P
+//	  (blocker-retake: 2,000 PCT runs under -short,
+//	  every interleaving at bound 1 in long mode)
 //	panics to the group, the handler, or Close          executor_test.go
 //	a parked task costs no M (2000 parked, 2 Ps: <= 4   park_test.go TestParkedTasksCostNoM,
 //	  Ms); a ping-pong of parks delivers every value;     TestParkPingPong, TestReadyTwicePanics,
