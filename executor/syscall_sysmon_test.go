@@ -138,6 +138,8 @@ func callAgeAtEntry() error {
 // token has just been queued, an M takes the token at once, as findRunnable
 // may. It must find the wait to claim (exitWait set before the token was
 // out); the test then puts the token back so the task still gets a P.
+var errExitTokenDropped = errors.New("an M that took a returning call's exit token at once found no wait to claim and would have dropped it: exitWait was set after the token was queued, and the task would wait for a P with no token queued")
+
 func exitTokenTakenAtOnce() error {
 	var armed, dropped, seen atomic.Bool
 	var e *Executor
@@ -195,15 +197,18 @@ func exitTokenTakenAtOnce() error {
 		close(end)
 		<-fired // the task waits for a P now (under the fault, for ever without the put-back)
 		close(release)
+		if dropped.Load() {
+			// The fault shown: return before <-done, which under it can wait
+			// for ever (the freed M may take the put-back token before
+			// exitWait is set, and drop it as the fault says).
+			return errExitTokenDropped
+		}
 		<-done
 		if err := e.Close(); err != nil {
 			return err
 		}
 		if !seen.Load() {
 			return errors.New("the returning call's exit token was not queued (the call found a P?)")
-		}
-		if dropped.Load() {
-			return errors.New("an M that took a returning call's exit token at once found no wait to claim and would have dropped it: exitWait was set after the token was queued, and the task would wait for a P with no token queued")
 		}
 		return nil
 	})
