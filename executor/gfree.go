@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/schedkit/schedkit/atomicx"
+	"github.com/schedkit/schedkit/lfq"
 )
 
 // Task records are reused as the runtime reuses goroutine records: each P
@@ -22,8 +23,19 @@ import (
 
 const (
 	// maxGFree bounds a P's free records: gfput at it spills gfBatch of
-	// them, as the runtime's gfput moves its surplus over 64 to sched.gFree.
-	maxGFree = 64
+	// them to the global list, as the runtime's gfput moves its surplus
+	// to sched.gFree. The runtime keeps 64 Gs; a P here keeps two rings'
+	// worth, because a Join's records turn over a ring at a time: a task
+	// joining a deep tree fills its ring with taken-back records, and each
+	// joinOverflow frees half a ring (128) at once, and a thief frees the
+	// half it stole. At 64 each overflow spilled most of them, the P
+	// refilled from the global list, and at 2 Ps the records crossed
+	// cores there: every push wrote a line last held by the other core,
+	// and a depth-20 Join tree took as long on 2 Ps as on 1 (45 ns a
+	// node, in two processes of three: which P's spill the other took
+	// decided it). At 512, 26 ns at 2 Ps against 47 at 1. 512 records are
+	// 32 KiB a P.
+	maxGFree = 2 * lfq.Size
 	// gfBatch is how many records a spill moves to the global list and a
 	// refill takes back (the runtime's 32).
 	gfBatch = 32

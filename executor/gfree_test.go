@@ -177,8 +177,8 @@ func TestRecordsReusedExactlyOnce(t *testing.T) {
 	}
 }
 
-// freeListsClean: after outside submits, a group of 300 children (which
-// spills the group's records to the global list last) and Close, every
+// freeListsClean: after outside submits, a group of 2*procs*MaxGFree+300 children
+// (which spills the group's records to the global list last) and Close, every
 // record on a free list is zero but for its link and on one list only,
 // every list as long as its count, and the global list was used.
 func freeListsClean(procs int) scenario {
@@ -188,13 +188,14 @@ func freeListsClean(procs int) scenario {
 			return err
 		}
 		var errs []error
-		for range 300 {
+		n := 2*procs*executor.MaxGFree + 300 // past the Ps' lists: some go to the global one
+		for range n {
 			errs = append(errs, e.Go(func(t executor.Task) { t.Go(noop) }))
 		}
 		g, _ := e.NewGroup(context.Background())
 		g.Go(func(t executor.Task) error {
 			g, _ := t.NewGroup(context.Background())
-			for range 300 {
+			for range n {
 				g.Go(func(executor.Task) error { return nil })
 			}
 			return g.Wait()
