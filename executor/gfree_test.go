@@ -107,7 +107,8 @@ func recordsReused(procs int) scenario {
 		if err != nil {
 			return err
 		}
-		const kids, outside = 300, 300
+		kids := executor.MaxGFree + 300 // past a P's list: the phase's records spill
+		outside := kids
 		counts := make([]atomic.Int32, 2*kids+2*outside)
 		var left atomic.Int64
 		var done chan struct{}
