@@ -167,8 +167,10 @@ func resizeTimers(k int) scenario {
 				}
 			}
 		}
-		// The bubble's clock, past the timers by more than a Slice: a long
-		// task holds P 0, so sysmon runs its timers (within about a Slice).
+		// The bubble's clock, past the timers and past a Slice (MaxSlice, a
+		// minute) after them: sysmon runs P 0's timers when they are due,
+		// since a task holds it, and the funcs they ready wait in its queue
+		// until sysmon retakes the P from the holder at the slice's end.
 		time.Sleep(3 * time.Minute)
 		synctest.Wait()
 		check("past the timers")
