@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 tmp=$(mktemp -d)
-trap '[ -z "${tlc_pid:-}" ] || kill "$tlc_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'rm -rf "$tmp"' EXIT
 
 # Go keeps its build and module caches under $HOME by default. An empty HOME is fine (the
 # modules come from GOPROXY again); no HOME at all leaves Go with neither cache, so give it
@@ -151,38 +151,15 @@ tlc() {
 	return "$rc"
 }
 
-# TLC runs beside the other steps, from the race step on, with its log held
-# back and shown as the last step: the race step keeps about one core busy
-# (its packages wait on their bubbles and on each other), and TLC's JVMs
-# take the other. Run after the rest, the two took 2m20s each, one after
-# the other.
-tlc_pid=
-tlc_begin() {
-	selected tlc || return 0
-	tlc_t0=$SECONDS
-	(
-		tlc >"$tmp/tlc.log" 2>&1
-		echo $? >"$tmp/tlc.rc"
-	) &
-	tlc_pid=$!
-}
-tlc_end() {
-	wait "$tlc_pid"
-	cat "$tmp/tlc.log"
-	echo "(TLC ran $(elapsed "$tlc_t0") from its start beside the race step)"
-	return "$(cat "$tmp/tlc.rc" 2>/dev/null || echo 1)"
-}
-
 step gofmt "gofmt" fmt_clean
 step vet "go vet" go vet ./...
 step vet-tags "go vet -tags schedcheck,schedmutant" go vet -tags schedcheck,schedmutant ./...
-tlc_begin
 step test "go test -race -short (unit, property, fuzz seeds, stress)" unit_tests
 step explore "go test -tags schedcheck (interleaving explorer on the real code)" explorer_tests
 step checked "go test -tags schedkit_checked (single-owner and single-thief guards)" checked_tests
 step killmatrix "kill matrix: every seeded mutant caught by at least two deterministic checkers" kill_matrix
 step bench "bench module: vet, its tests, every benchmark once, schedkit bench -quick" bench_module
-skippable_step tlc "TLC: every spec passes, every mutant is rejected (begun beside the race step)" tlc_end
+skippable_step tlc "TLC: every spec passes, every mutant is rejected" tlc
 
 echo "all steps took $(elapsed 0)"
 echo "test: $passed passed, $failed failed, $skipped skipped"
