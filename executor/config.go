@@ -105,7 +105,9 @@ type Config struct {
 	// a burst of blocking calls (Task.Syscall, Task.Blocking) makes Ms,
 	// one for each P handed off while its call blocks, and once the burst
 	// is over every M parked that long while more Ms are alive than Ps
-	// are in service exits (its goroutine ends), down to one M per P. 0
+	// are in service exits (its goroutine ends), down to one M per P, also
+	// after SetProcs has taken Ps away (an idle M the Ps need wakes once a
+	// keep-alive to look). 0
 	// means DefaultMKeepAlive; negative means Ms never exit, as the Go
 	// runtime keeps its idle Ms. Stats.LiveMs and IdleMs count them.
 	MKeepAlive time.Duration

@@ -159,3 +159,46 @@ func TestRealtimeKeepAliveMsExit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// keepAliveAfterShrink: two Ms idle on two Ps (each needed when it
+// parked); SetProcs(1) takes a P away, and within twice the keep-alive the
+// M beyond the one P exits (it sleeps on its keep-alive's timer even while
+// needed: spinning's NeededMUntimed left it alive until woken). The
+// executor still runs a task afterwards.
+func keepAliveAfterShrink(*testing.T) error {
+	const keep = time.Second
+	e, err := executor.New(executor.Config{Procs: 2, MKeepAlive: keep})
+	if err != nil {
+		return err
+	}
+	defer e.Close()
+	time.Sleep(2 * keep)
+	synctest.Wait()
+	if s := e.Stats(); s.LiveMs != 2 {
+		return fmt.Errorf("two Ps idle for twice the keep-alive: %d Ms alive, want 2 (each needed)", s.LiveMs)
+	}
+	if err := e.SetProcs(1); err != nil {
+		return err
+	}
+	time.Sleep(2 * keep)
+	synctest.Wait()
+	if s := e.Stats(); s.LiveMs != 1 || s.ExitedMs != 1 {
+		return fmt.Errorf("twice the keep-alive after SetProcs(1): %d Ms alive, %d exited, want 1 and 1", s.LiveMs, s.ExitedMs)
+	}
+	if g := e.Goroutines(); g > 2 {
+		return fmt.Errorf("after the shrink and the keep-alive: %d goroutines of the executor, want at most 2 (one M and sysmon)", g)
+	}
+	ran := make(chan struct{})
+	if err := e.Go(func(executor.Task) { close(ran) }); err != nil {
+		return err
+	}
+	<-ran
+	return nil
+}
+
+// TestKeepAliveAfterShrink: go test -run '^TestKeepAliveAfterShrink$' ./executor/
+func TestKeepAliveAfterShrink(t *testing.T) {
+	if err := inBubble(t, keepAliveAfterShrink); err != nil {
+		t.Fatal(err)
+	}
+}

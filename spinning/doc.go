@@ -130,17 +130,18 @@
 // multiplies (each blocked call keeps one while its P goes on with
 // another), and the runtime's reason to keep idle threads (a new thread is
 // dear, and a locked one may be in a state no new one has) weighs less
-// than dozens of goroutines parked until Close. An M that parks while more
-// Ms are alive than Ps are in service sleeps with a timer of KeepAlive
-// (one that parks with no more Ms than Ps sleeps with none, so the steady
-// state pays nothing); when it runs out the M looks under the lock: if
-// StartM or Shutdown popped it meanwhile (mget, under the same lock) it
+// than dozens of goroutines parked until Close. An M that parks sleeps
+// with a timer of KeepAlive; when it runs out the M looks under the lock:
+// if StartM or Shutdown popped it meanwhile (mget, under the same lock) it
 // stays, its wakeup on its way, so no handed P is lost; if no more Ms are
-// alive than Ps it sleeps on with no timer; else it leaves the list and
-// the Sched, and StopM returns false with M.Exited set. A later handoff
-// that finds no idle M waits for NeedM's M, as before. So once no M is
-// busy, at most Procs Ms stay; Ms that parked with no timer before a
-// shrink (Sched.RetireP) stay until they next run and park.
+// alive than Ps it sleeps another KeepAlive (an idle M the Ps need wakes
+// once a keep-alive for nothing: the price of the next point); else it
+// leaves the list and the Sched, and StopM returns false with M.Exited
+// set. A later handoff that finds no idle M waits for NeedM's M, as
+// before. So once no M is busy, at most Procs Ms stay, also after a shrink
+// (Sched.RetireP): an M parked while the Ps needed it exits at the end of
+// the keep-alive it is sleeping (NeededMUntimed gave such Ms no timer, and
+// they stayed until something woke them).
 //
 // The rule that limits spinners reads nmspinning and npidle without the
 // lock and may let more Ms spin than it allows when several decide at once,
@@ -218,9 +219,9 @@
 //	npidle = |idle set|, each P in one place         Validate; linearizeSpinning (AcquireP, ReleaseP, NPIdle); TLC PConservation
 //	idle list = Ms parked and not handed a P;        TestSpinningModel (a parked M is never woken unless the model
 //	  StartM wakes an M exactly once                   says so); Validate; TLC IdleMs
-//	no lost wakeup                                   TestExploreSpinning (every shape) [every mutation];
+//	no lost wakeup                                   TestExploreSpinning (every shape) [every mutation but NeededMUntimed];
 //	                                                  TestStressExactlyOnce [TestStressCheckerCatchesBrokenVariants];
-//	                                                  TLC WorkConserving [every mutant but CountLeak, EndlessTasks, ExitIgnoresWake]
+//	                                                  TLC WorkConserving [every mutant but CountLeak, EndlessTasks, ExitIgnoresWake, NeededMUntimed]
 //	every submitted task ends when tasks end         TLC AllTasksDone [EndlessTasks]
 //	Submit publishes before it wakes                 TestSubmitPublishesBeforeWaking; TestScenarios; the model's Submit
 //	                                                  [WakepBeforePublish, TestSpinningModelCatchesBrokenVariants]
@@ -248,6 +249,9 @@
 //	  a popped M keeps the P it was handed             TestNewRejectsBadConfig (KeepAlive without NeedM);
 //	                                                  TLC SpinningKeepAlive (KeepAliveBound, WorkConserving
 //	                                                  with exits), PConservation [ExitIgnoresWake]
+//	every idle M is timed: after RetireP an M         TestScenarios "an M parked while the Ps needed it
+//	  parked while the Ps needed it exits at its        exits after a retire"; TestKeepAliveAfterRetire
+//	  keep-alive's end                                 [NeededMUntimed]
 //	Shutdown wakes parked Ms with false, later       TestShutdown; the model's Shutdown
 //	  StopMs return false, handoffs give their Ps
 //	  back, Wakep starts nothing; idempotent

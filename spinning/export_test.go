@@ -41,6 +41,14 @@ func StopMWait(m *M) bool { return m.stopWait() }
 // keep-alive runs out (expire): it reports whether m exited. Tests only.
 func KeepAliveExpire(m *M) bool { return m.expire() }
 
+// Timed reports whether m, parked, sleeps on its keep-alive's timer.
+// Tests only.
+func Timed(m *M) bool {
+	m.s.mu.Lock()
+	defer m.s.mu.Unlock()
+	return m.timed
+}
+
 // NMAlive returns the Ms made and not exited. Tests only.
 func NMAlive(s *Sched) int {
 	s.mu.Lock()

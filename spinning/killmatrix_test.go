@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"pgregory.net/rapid"
@@ -44,6 +45,7 @@ var killConfig = killmatrix.Config{
 		// before theirs: about 15 s of CPU for NeedBeforeDec.
 		"HandoffNoNeedSpinning": {"xhandoff", "scenarios"},
 		"NeedBeforeDec":         {"xrespin", "scenarios"},
+		"NeededMUntimed":        {"scenarios", "keepretire"},
 	},
 	Checkers: []killmatrix.Checker{
 		// DFS over every interleaving within the bound: the same verdict
@@ -61,6 +63,12 @@ var killConfig = killmatrix.Config{
 		// Killers reaches the columns above first.
 		{Name: "xhandoff", Run: exploreShape("handoff-vs-wakep"), Deterministic: true, RealCodeElsewhere: true},
 		{Name: "xrespin", Run: exploreShape("respin-vs-wakep"), Deterministic: true, RealCodeElsewhere: true},
+		// Real StopMs in a synctest bubble: the keep-alive after a RetireP.
+		{Name: "keepretire", Run: func(t *testing.T) error {
+			var err error
+			synctest.Test(t, func(*testing.T) { err = keepAliveAfterRetire() })
+			return err
+		}, Deterministic: true},
 	},
 }
 

@@ -49,6 +49,12 @@ const (
 	// whether a StartM popped it off the idle list meanwhile, so the P
 	// handed to it (its nextp) goes with it: in no place, lost.
 	exitIgnoresWake
+	// NeededMUntimed: an M that parks while the Ps need it (no more Ms
+	// alive than Ps) sleeps with no timer, and one whose keep-alive ran out
+	// while it was needed sleeps on with none. A P retired afterwards
+	// (RetireP, SetProcs taking Ps away) leaves such Ms alive and idle
+	// beyond the Ps until something wakes them.
+	neededMUntimed
 )
 
 // mutationNames are the names tests, the kill matrix and the TLA+ mutant
@@ -64,4 +70,5 @@ var mutationNames = [...]string{
 	handoffNoNeedSpinning: "HandoffNoNeedSpinning",
 	needBeforeDec:         "NeedBeforeDec",
 	exitIgnoresWake:       "ExitIgnoresWake",
+	neededMUntimed:        "NeededMUntimed",
 }

@@ -98,6 +98,38 @@ var scenarios = []scenario{
 		}
 		return spinning.Validate(s)
 	}},
+	{"an M parked while the Ps needed it exits after a retire", "NeededMUntimed", func() error {
+		q := new(queue)
+		s, err := spinning.New(spinning.Config{Procs: 2, Work: q.has, NeedM: func() {}, KeepAlive: time.Hour})
+		if err != nil {
+			return err
+		}
+		sc := &scene{s: s, q: q}
+		m0, err := sc.parked()
+		m1, err2 := sc.parked()
+		if err := must(err, err2); err != nil {
+			return err
+		}
+		if !spinning.Timed(m0) || !spinning.Timed(m1) {
+			return errors.New("an M parked with no more Ms than Ps sleeps with no timer: a P retired later leaves it alive beyond the Ps")
+		}
+		if spinning.KeepAliveExpire(m1) || !spinning.Timed(m1) {
+			return errors.New("an idle M the two Ps need exited, or sleeps on with no timer, when its keep-alive ran out")
+		}
+		if !s.RetireP(1) {
+			return errors.New("set-up: RetireP of an idle P did not retire it")
+		}
+		if !spinning.KeepAliveExpire(m1) || !m1.Exited() {
+			return errors.New("an idle M beyond the one P left after a retire did not exit at its keep-alive's end")
+		}
+		if spinning.KeepAliveExpire(m0) || !spinning.Timed(m0) {
+			return errors.New("the last M, which the one P needs, exited or lost its timer")
+		}
+		if n := spinning.NMAlive(s); n != 1 {
+			return fmt.Errorf("%d Ms alive after the retire and the keep-alive, want 1", n)
+		}
+		return spinning.Validate(s)
+	}},
 	{"drop re-checks the queue", "DropWithoutRecheck", func() error {
 		sc, err := newScene(2)
 		m, err2 := sc.running(true)

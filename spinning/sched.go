@@ -37,14 +37,14 @@ type Config struct {
 	NeedM func()
 
 	// KeepAlive, if positive, lets an idle M exit: an M that parks in StopM
-	// while more Ms are alive than Ps are in service sleeps at most
-	// KeepAlive; if it was not handed a P by then and more Ms than Ps are
-	// still alive, it leaves the idle list and the Sched, and its StopM
-	// returns false with Exited true (its thread should end). An M handed
-	// a P (or woken by Shutdown) as its keep-alive ran out stays, and so
-	// does one the Ps need: it sleeps on with no timer, as does an M that
-	// parks with no more Ms than Ps alive. Zero or negative: Ms never
-	// exit, as the runtime's (stopm parks an M on sched.midle for good). It
+	// sleeps at most KeepAlive at a time; if it was not handed a P by then
+	// and more Ms than Ps are alive, it leaves the idle list and the
+	// Sched, and its StopM returns false with Exited true (its thread
+	// should end). An M handed a P (or woken by Shutdown) as its
+	// keep-alive ran out stays; one the Ps still need sleeps another
+	// KeepAlive, so that an M parked while it was needed still exits once
+	// RetireP has taken Ps away. Zero or negative: Ms never exit, as the
+	// runtime's (stopm parks an M on sched.midle for good). It
 	// requires NeedM: a handoff that finds no idle M then waits for an M
 	// NeedM starts.
 	KeepAlive time.Duration
@@ -482,9 +482,12 @@ func (m *M) StopM() bool {
 func (m *M) Exited() bool { return m.exited }
 
 // stopWait is StopM's sleep, for an M that stopBegin parked: until woken,
-// or, for an M parked beyond the Ps with a keep-alive (m.timed), until it
-// exits (false, Exited). An M the Ps need sleeps with no timer, so the
-// steady state (as many Ms as Ps) pays nothing for the keep-alive.
+// or, with a keep-alive (m.timed), until it exits (false, Exited). Every
+// idle M sleeps on the keep-alive's timer, also one the Ps need when it
+// parks: RetireP can take Ps away while it sleeps, and an M with no timer
+// would then stay alive beyond the Ps for as long as nothing woke it. An
+// idle M the Ps still need wakes once a keep-alive (10 s by default in
+// the executor), finds itself needed and sleeps on.
 func (m *M) stopWait() bool {
 	for m.timed {
 		if m.park.SleepFor(m.s.keepAlive) {
@@ -512,8 +515,8 @@ var keepAliveHook func(*M)
 // Shutdown popped it meanwhile: mget and this look are both under the
 // lock, so exactly one of them takes it off) and more Ms are alive than
 // Ps are in service, it leaves the list and the Sched and reports true.
-// Otherwise it stays and sleeps on with no timer: a popped M's wakeup is
-// on its way, and an M the Ps need parks as the runtime's do. It mirrors
+// Otherwise it stays: a popped M sleeps on with no timer (its wakeup is on
+// its way), an M the Ps need sleeps another keep-alive (see stopWait). It mirrors
 // the end of mexit (allm, sched.nmfreed); the runtime never ends an idle M
 // this way (see doc.go).
 func (m *M) expire() bool {
@@ -525,6 +528,7 @@ func (m *M) expire() bool {
 		return false // handed a P, or woken by Shutdown: the note is woken
 	}
 	if len(s.allm) <= int(s.procs.Load()) {
+		m.timed = mutant != neededMUntimed // needed: look again after another keep-alive
 		return false
 	}
 	if m.idle {
@@ -589,7 +593,7 @@ func (m *M) stopBegin() stopResult {
 		return stopHandoff
 	}
 	m.mput()
-	m.timed = s.keepAlive > 0 && len(s.allm) > int(s.procs.Load())
+	m.timed = s.keepAlive > 0 && (mutant != neededMUntimed || len(s.allm) > int(s.procs.Load()))
 	s.mu.Unlock()
 	return stopParked
 }
