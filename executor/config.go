@@ -106,8 +106,7 @@ type Config struct {
 	// one for each P handed off while its call blocks, and once the burst
 	// is over every M parked that long while more Ms are alive than Ps
 	// are in service exits (its goroutine ends), down to one M per P, also
-	// after SetProcs has taken Ps away (an idle M the Ps need wakes once a
-	// keep-alive to look). 0
+	// after SetProcs has taken Ps away. 0
 	// means DefaultMKeepAlive; negative means Ms never exit, as the Go
 	// runtime keeps its idle Ms. Stats.LiveMs and IdleMs count them.
 	MKeepAlive time.Duration

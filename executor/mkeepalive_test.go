@@ -161,9 +161,9 @@ func TestRealtimeKeepAliveMsExit(t *testing.T) {
 }
 
 // keepAliveAfterShrink: two Ms idle on two Ps (each needed when it
-// parked); SetProcs(1) takes a P away, and within twice the keep-alive the
-// M beyond the one P exits (it sleeps on its keep-alive's timer even while
-// needed: spinning's NeededMUntimed left it alive until woken). The
+// parked, so with no timer); SetProcs(1) takes a P away, and within twice
+// the keep-alive the M beyond the one P exits (RetireP wakes it to park
+// again, timed: spinning's NeededMUntimed left it asleep for good). The
 // executor still runs a task afterwards.
 func keepAliveAfterShrink(*testing.T) error {
 	const keep = time.Second

@@ -130,18 +130,21 @@
 // multiplies (each blocked call keeps one while its P goes on with
 // another), and the runtime's reason to keep idle threads (a new thread is
 // dear, and a locked one may be in a state no new one has) weighs less
-// than dozens of goroutines parked until Close. An M that parks sleeps
-// with a timer of KeepAlive; when it runs out the M looks under the lock:
-// if StartM or Shutdown popped it meanwhile (mget, under the same lock) it
+// than dozens of goroutines parked until Close. An M that parks while more
+// Ms are alive than Ps are in service sleeps with a timer of KeepAlive
+// (one that parks with no more Ms than Ps sleeps with none, so the steady
+// state pays nothing); when it runs out the M looks under the lock: if
+// StartM or Shutdown popped it meanwhile (mget, under the same lock) it
 // stays, its wakeup on its way, so no handed P is lost; if no more Ms are
-// alive than Ps it sleeps another KeepAlive (an idle M the Ps need wakes
-// once a keep-alive for nothing: the price of the next point); else it
-// leaves the list and the Sched, and StopM returns false with M.Exited
-// set. A later handoff that finds no idle M waits for NeedM's M, as
-// before. So once no M is busy, at most Procs Ms stay, also after a shrink
-// (Sched.RetireP): an M parked while the Ps needed it exits at the end of
-// the keep-alive it is sleeping (NeededMUntimed gave such Ms no timer, and
-// they stayed until something woke them).
+// alive than Ps it sleeps on with no timer; else it leaves the list and
+// the Sched, and StopM returns false with M.Exited set. A later handoff
+// that finds no idle M waits for NeedM's M, as before. When RetireP makes
+// Ms that sleep with no timer one too many, it takes as many as are
+// surplus off the idle list and wakes them (retimeIdle), and each parks
+// again, timed (rearm; NeededMUntimed leaves them asleep for good). So
+// once no M is busy, at most Procs Ms stay, after a shrink too. Spinning.tla
+// holds Procs fixed: retimeIdle is checked by the scenario and the bubble
+// test named below, not by TLC.
 //
 // The rule that limits spinners reads nmspinning and npidle without the
 // lock and may let more Ms spin than it allows when several decide at once,
@@ -249,9 +252,9 @@
 //	  a popped M keeps the P it was handed             TestNewRejectsBadConfig (KeepAlive without NeedM);
 //	                                                  TLC SpinningKeepAlive (KeepAliveBound, WorkConserving
 //	                                                  with exits), PConservation [ExitIgnoresWake]
-//	every idle M is timed: after RetireP an M         TestScenarios "an M parked while the Ps needed it
-//	  parked while the Ps needed it exits at its        exits after a retire"; TestKeepAliveAfterRetire
-//	  keep-alive's end                                 [NeededMUntimed]
+//	after RetireP the untimed idle Ms now surplus     TestScenarios "an M parked while the Ps needed it
+//	  park again, timed, and exit at the keep-alive's   exits after a retire"; TestKeepAliveAfterRetire
+//	  end                                              [NeededMUntimed]
 //	Shutdown wakes parked Ms with false, later       TestShutdown; the model's Shutdown
 //	  StopMs return false, handoffs give their Ps
 //	  back, Wakep starts nothing; idempotent

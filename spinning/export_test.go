@@ -41,6 +41,17 @@ func StopMWait(m *M) bool { return m.stopWait() }
 // keep-alive runs out (expire): it reports whether m exited. Tests only.
 func KeepAliveExpire(m *M) bool { return m.expire() }
 
+// StopMRearm is StopMPoll for an M that retimeIdle may have woken: if
+// m's note has been woken, it runs rearm and reports whether the M parked
+// again (rearmed) instead of finishing StopM. Tests only.
+func StopMRearm(m *M) (woken, rearmed bool) {
+	if !m.park.SleepFor(0) {
+		return false, false
+	}
+	m.park.Clear()
+	return true, m.rearm()
+}
+
 // Timed reports whether m, parked, sleeps on its keep-alive's timer.
 // Tests only.
 func Timed(m *M) bool {

@@ -12,11 +12,11 @@ import (
 )
 
 // keepAliveAfterRetire: two Ms park in StopM on two Ps (each needed when
-// it parks), then RetireP takes a P away. In a synctest bubble, whose
-// clock moves only when every goroutine waits, once the keep-alive has run
-// out twice over exactly one M must have exited (its StopM returned false,
-// Exited) and one stay parked; Shutdown then releases it. No verdict
-// depends on the machine's speed.
+// it parks: no timer), then RetireP takes a P away. In a synctest bubble,
+// whose clock moves only when every goroutine waits, once the keep-alive
+// has run out twice over exactly one M must have exited (its StopM
+// returned false, Exited) and one stay parked; Shutdown then releases it.
+// No verdict depends on the machine's speed.
 func keepAliveAfterRetire() error {
 	const keep = time.Second
 	q := new(queue)
@@ -38,7 +38,7 @@ func keepAliveAfterRetire() error {
 			}
 		}()
 	}
-	synctest.Wait() // both parked, each on its keep-alive's timer
+	synctest.Wait() // both parked, with no timer
 	time.Sleep(2 * keep)
 	synctest.Wait()
 	var errs []error

@@ -49,11 +49,10 @@ const (
 	// whether a StartM popped it off the idle list meanwhile, so the P
 	// handed to it (its nextp) goes with it: in no place, lost.
 	exitIgnoresWake
-	// NeededMUntimed: an M that parks while the Ps need it (no more Ms
-	// alive than Ps) sleeps with no timer, and one whose keep-alive ran out
-	// while it was needed sleeps on with none. A P retired afterwards
-	// (RetireP, SetProcs taking Ps away) leaves such Ms alive and idle
-	// beyond the Ps until something wakes them.
+	// NeededMUntimed: RetireP (SetProcs taking Ps away) leaves the Ms that
+	// parked while the Ps needed them, which sleep with no timer, as they
+	// are (no retimeIdle): they stay alive and idle beyond the Ps until
+	// something wakes them.
 	neededMUntimed
 )
 

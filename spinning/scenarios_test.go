@@ -110,20 +110,20 @@ var scenarios = []scenario{
 		if err := must(err, err2); err != nil {
 			return err
 		}
-		if !spinning.Timed(m0) || !spinning.Timed(m1) {
-			return errors.New("an M parked with no more Ms than Ps sleeps with no timer: a P retired later leaves it alive beyond the Ps")
-		}
-		if spinning.KeepAliveExpire(m1) || !spinning.Timed(m1) {
-			return errors.New("an idle M the two Ps need exited, or sleeps on with no timer, when its keep-alive ran out")
+		if spinning.Timed(m0) || spinning.Timed(m1) {
+			return errors.New("an M parked with no more Ms than Ps sleeps with a timer (the steady state should pay nothing)")
 		}
 		if !s.RetireP(1) {
 			return errors.New("set-up: RetireP of an idle P did not retire it")
 		}
-		if !spinning.KeepAliveExpire(m1) || !m1.Exited() {
-			return errors.New("an idle M beyond the one P left after a retire did not exit at its keep-alive's end")
+		if woken, rearmed := spinning.StopMRearm(m1); !woken || !rearmed || !spinning.Timed(m1) {
+			return fmt.Errorf("after RetireP left one P for two idle Ms, the M parked last: woken %v, parked again %v, timed %v; want all three (else it stays alive beyond the Ps)", woken, rearmed, spinning.Timed(m1))
 		}
-		if spinning.KeepAliveExpire(m0) || !spinning.Timed(m0) {
-			return errors.New("the last M, which the one P needs, exited or lost its timer")
+		if woken, _ := spinning.StopMPoll(m0); woken {
+			return errors.New("RetireP woke both idle Ms, where one is one too many")
+		}
+		if !spinning.KeepAliveExpire(m1) || !m1.Exited() {
+			return errors.New("the M parked again beyond the one P did not exit at its keep-alive's end")
 		}
 		if n := spinning.NMAlive(s); n != 1 {
 			return fmt.Errorf("%d Ms alive after the retire and the keep-alive, want 1", n)

@@ -37,14 +37,15 @@ type Config struct {
 	NeedM func()
 
 	// KeepAlive, if positive, lets an idle M exit: an M that parks in StopM
-	// sleeps at most KeepAlive at a time; if it was not handed a P by then
-	// and more Ms than Ps are alive, it leaves the idle list and the
-	// Sched, and its StopM returns false with Exited true (its thread
-	// should end). An M handed a P (or woken by Shutdown) as its
-	// keep-alive ran out stays; one the Ps still need sleeps another
-	// KeepAlive, so that an M parked while it was needed still exits once
-	// RetireP has taken Ps away. Zero or negative: Ms never exit, as the
-	// runtime's (stopm parks an M on sched.midle for good). It
+	// while more Ms are alive than Ps are in service sleeps at most
+	// KeepAlive; if it was not handed a P by then and more Ms than Ps are
+	// still alive, it leaves the idle list and the Sched, and its StopM
+	// returns false with Exited true (its thread should end). An M handed
+	// a P (or woken by Shutdown) as its keep-alive ran out stays, and so
+	// does one the Ps need: it sleeps on with no timer, as does an M that
+	// parks with no more Ms than Ps alive, until RetireP makes it one too
+	// many (retimeIdle: it parks again, timed). Zero or negative: Ms never
+	// exit, as the runtime's (stopm parks an M on sched.midle for good). It
 	// requires NeedM: a handoff that finds no idle M then waits for an M
 	// NeedM starts.
 	KeepAlive time.Duration
@@ -117,6 +118,7 @@ type M struct {
 	idle   bool // on s.midle; guarded by s.mu
 	link   *M   // next on s.midle; guarded by s.mu
 	timed  bool // parked beyond the Ps with a keep-alive: set by stopBegin, cleared by expire, under s.mu
+	retime bool // taken off the idle list by retimeIdle to park again, timed: under s.mu
 	exited bool // left the Sched after its keep-alive (expire); the M's own once StopM returned
 	park   atomicx.Note
 }
@@ -482,28 +484,94 @@ func (m *M) StopM() bool {
 func (m *M) Exited() bool { return m.exited }
 
 // stopWait is StopM's sleep, for an M that stopBegin parked: until woken,
-// or, with a keep-alive (m.timed), until it exits (false, Exited). Every
-// idle M sleeps on the keep-alive's timer, also one the Ps need when it
-// parks: RetireP can take Ps away while it sleeps, and an M with no timer
-// would then stay alive beyond the Ps for as long as nothing woke it. An
-// idle M the Ps still need wakes once a keep-alive (10 s by default in
-// the executor), finds itself needed and sleeps on.
+// or, for an M parked beyond the Ps with a keep-alive (m.timed), until it
+// exits (false, Exited). An M the Ps need sleeps with no timer, so the
+// steady state (as many Ms as Ps) pays nothing for the keep-alive; if
+// RetireP then makes it one too many, retimeIdle wakes it and it parks
+// again, timed (rearm). A timer on every idle M would do the same without
+// the wakeup, but an executor in a synctest bubble would then never be
+// durably blocked, and a lost wakeup that the bubble reports as a
+// deadlock would run on, a keep-alive at a time.
 func (m *M) stopWait() bool {
-	for m.timed {
-		if m.park.SleepFor(m.s.keepAlive) {
-			m.park.Clear()
+	for {
+		for m.timed {
+			if m.park.SleepFor(m.s.keepAlive) {
+				m.park.Clear()
+				return m.stopEnd()
+			}
+			if keepAliveHook != nil {
+				keepAliveHook(m)
+			}
+			if m.expire() {
+				return false
+			}
+		}
+		m.park.Sleep()
+		m.park.Clear()
+		if !m.rearm() {
 			return m.stopEnd()
 		}
-		if keepAliveHook != nil {
-			keepAliveHook(m)
-		}
-		if m.expire() {
-			return false
+	}
+}
+
+// rearm is the look of an M woken from its untimed sleep: if retimeIdle
+// woke it (not a StartM, nor Shutdown, which pop it under the same lock),
+// it takes a waiting handoff if there is one (its stopEnd then acquires
+// the P), or parks again, timed if it is still beyond the Ps, and reports
+// true: sleep again. After Shutdown it reports false and stopEnd ends it.
+func (m *M) rearm() bool {
+	s := m.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !m.retime {
+		return false
+	}
+	m.retime = false
+	if s.stopped {
+		return false
+	}
+	if n := len(s.pending); n > 0 {
+		h := s.pending[n-1]
+		s.pending = s.pending[:n-1]
+		m.nextp, m.nextSpin = h.p, h.spinning
+		return false
+	}
+	m.mput()
+	m.timed = s.keepAlive > 0 && len(s.allm) > int(s.procs.Load())
+	return true
+}
+
+// retimeIdle runs when procs falls (RetireP; pidleput of a retiring P):
+// with a keep-alive, the Ms that parked while the Ps needed them sleep
+// with no timer and would stay beyond the Ps for good; as many of them as
+// are now one too many (less the timed Ms, which exit anyway) are taken
+// off the idle list and woken to park again, timed (rearm). Off the list,
+// no StartM can pop them, so the note is woken once. s.mu must be held.
+func (s *Sched) retimeIdle() {
+	if s.keepAlive <= 0 || mutant == neededMUntimed {
+		return
+	}
+	surplus := len(s.allm) - int(s.procs.Load())
+	for m := s.midle; m != nil && surplus > 0; m = m.link {
+		if m.timed {
+			surplus--
 		}
 	}
-	m.park.Sleep()
-	m.park.Clear()
-	return m.stopEnd()
+	for ; surplus > 0; surplus-- {
+		var m *M
+		for x := s.midle; x != nil; x = x.link {
+			if !x.timed {
+				m = x
+				break
+			}
+		}
+		if m == nil {
+			return
+		}
+		s.unlinkIdle(m)
+		m.retime = true
+		m.park.Wakeup()
+	}
 }
 
 // keepAliveHook, set only by tests, runs between an M's keep-alive
@@ -515,8 +583,8 @@ var keepAliveHook func(*M)
 // Shutdown popped it meanwhile: mget and this look are both under the
 // lock, so exactly one of them takes it off) and more Ms are alive than
 // Ps are in service, it leaves the list and the Sched and reports true.
-// Otherwise it stays: a popped M sleeps on with no timer (its wakeup is on
-// its way), an M the Ps need sleeps another keep-alive (see stopWait). It mirrors
+// Otherwise it stays and sleeps on with no timer: a popped M's wakeup is
+// on its way, and an M the Ps need parks as the runtime's do. It mirrors
 // the end of mexit (allm, sched.nmfreed); the runtime never ends an idle M
 // this way (see doc.go).
 func (m *M) expire() bool {
@@ -528,7 +596,6 @@ func (m *M) expire() bool {
 		return false // handed a P, or woken by Shutdown: the note is woken
 	}
 	if len(s.allm) <= int(s.procs.Load()) {
-		m.timed = mutant != neededMUntimed // needed: look again after another keep-alive
 		return false
 	}
 	if m.idle {
@@ -593,7 +660,7 @@ func (m *M) stopBegin() stopResult {
 		return stopHandoff
 	}
 	m.mput()
-	m.timed = s.keepAlive > 0 && (mutant != neededMUntimed || len(s.allm) > int(s.procs.Load()))
+	m.timed = s.keepAlive > 0 && len(s.allm) > int(s.procs.Load())
 	s.mu.Unlock()
 	return stopParked
 }
@@ -711,6 +778,7 @@ func (s *Sched) pidleput(p int32) {
 		s.retiring[p] = false
 		s.out[p] = true
 		s.procs.Add(-1)
+		s.retimeIdle()
 		return
 	}
 	if s.pidleMask[p] {
@@ -835,6 +903,7 @@ func (s *Sched) RetireP(p int) bool {
 	s.npidle.Add(-1)
 	s.out[p] = true
 	s.procs.Add(-1)
+	s.retimeIdle()
 	return true
 }
 

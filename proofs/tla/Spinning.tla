@@ -179,8 +179,8 @@ Init ==
     /\ seen = [m \in Ms |-> 0]
     /\ budget = NBlocks
     /\ wpc = [a \in Actors |-> IF a \in Subs /\ WBP /\ Share[a] > 0 THEN "cas" ELSE "none"]
-    \* Each M parked by its first StopM: timed, with a keep-alive.
-    /\ exited = {} /\ timed = [m \in Ms |-> KeepAlive]
+    \* Each M parked by its first StopM with every M alive: timed if beyond the Ps.
+    /\ exited = {} /\ timed = [m \in Ms |-> KeepAlive /\ Cardinality(Ms) > Procs]
 
 
 ---------------------------------------------------------------------------
@@ -585,14 +585,12 @@ Requeue(m) ==
 RequeueWakep(m) == pc[m] = "rqwake" /\ Wakep(m)
 
 ---------------------------------------------------------------------------
-(* Config.KeepAlive (KeepAlive): an M that parks is timed: it sleeps at  *)
-(* most the keep-alive, then looks under the lock (Expire, M.expire):     *)
-(* still on the idle list and more Ms alive than Ps (len(allm) > procs),  *)
-(* it leaves the list and the Sched (exited); still on it and needed, it  *)
-(* sleeps another keep-alive (timed stays: the Go code's RetireP can take *)
-(* Ps away meanwhile, which Procs here does not); popped by a StartM      *)
-(* meanwhile (pc "woken"/"wokenn"), it keeps the P it was handed and its  *)
-(* timer is off. So at least Procs Ms stay, and a handoff    *)
+(* Config.KeepAlive (KeepAlive): an M that parks while more Ms are alive  *)
+(* than there are Ps (len(allm) > procs) is timed: it sleeps at most the  *)
+(* keep-alive, then looks under the lock (Expire, M.expire): still on     *)
+(* the idle list and still more Ms than Ps, it leaves the list and the    *)
+(* Sched (exited); popped by a StartM meanwhile (pc "woken"/"wokenn"), it  *)
+(* keeps the P it was handed. So at least Procs Ms stay, and a handoff    *)
 (* that finds no idle M gets one from Config.NeedM (NewM: an exited M     *)
 (* comes back as a new one and takes it in StopM). The actions below the *)
 (* other steps leave exited and timed alone, except that an M's own step  *)
@@ -603,9 +601,9 @@ RequeueWakep(m) == pc[m] = "rqwake" /\ Wakep(m)
 Alive == Cardinality(Ms) - Cardinality(exited)
 
 \* timed' and exited' for a step of M m's own (not Expire or NewM): stopBegin
-\* sets m.timed when it parks the M.
+\* sets m.timed when it parks the M beyond the Ps.
 KAMove(m) ==
-    /\ timed' = Set(timed, m, KeepAlive /\ pc'[m] = "park")
+    /\ timed' = Set(timed, m, KeepAlive /\ pc'[m] = "park" /\ Alive > Procs)
     /\ UNCHANGED exited
 
 \* expire: under the lock (mget's lock, so exactly one of Expire and a
@@ -615,7 +613,7 @@ Expire(m) ==
     /\ timed[m]
     /\ pc[m] \in {"park", "woken", "wokenn"}
     /\ LockFree
-    /\ timed' = Set(timed, m, pc[m] = "park" /\ ~(Alive > Procs))
+    /\ timed' = Set(timed, m, FALSE)
     /\ IF Alive > Procs /\ (pc[m] = "park" \/ Mutant = "ExitIgnoresWake")
          THEN /\ exited' = exited \cup {m}
               /\ midle' = SelectSeq(midle, LAMBDA x : x # m)   \* unlinkIdle
