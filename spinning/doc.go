@@ -138,10 +138,11 @@
 // stays, its wakeup on its way, so no handed P is lost; if no more Ms are
 // alive than Ps it sleeps on with no timer; else it leaves the list and
 // the Sched, and StopM returns false with M.Exited set. A later handoff
-// that finds no idle M waits for NeedM's M, as before. When RetireP makes
-// Ms that sleep with no timer one too many, it takes as many as are
-// surplus off the idle list and wakes them (retimeIdle), and each parks
-// again, timed (rearm; NeededMUntimed leaves them asleep for good). So
+// that finds no idle M waits for NeedM's M, as before. When RetireP leaves
+// more Ms alive than Ps, it takes every M that sleeps with no timer off
+// the idle list and wakes it (retimeIdle), and each parks again, timed
+// while it is one too many (rearm; NeededMUntimed leaves them asleep for
+// good). So
 // once no M is busy, at most Procs Ms stay, after a shrink too. Spinning.tla
 // holds Procs fixed: retimeIdle is checked by the scenario and the bubble
 // test named below, not by TLC.
@@ -252,9 +253,10 @@
 //	  a popped M keeps the P it was handed             TestNewRejectsBadConfig (KeepAlive without NeedM);
 //	                                                  TLC SpinningKeepAlive (KeepAliveBound, WorkConserving
 //	                                                  with exits), PConservation [ExitIgnoresWake]
-//	after RetireP the untimed idle Ms now surplus     TestScenarios "an M parked while the Ps needed it
-//	  park again, timed, and exit at the keep-alive's   exits after a retire"; TestKeepAliveAfterRetire
-//	  end                                              [NeededMUntimed]
+//	after RetireP leaves Ms beyond the Ps, the       TestScenarios "an M parked while the Ps needed it
+//	  untimed idle Ms park again, timed, and the        exits after a retire"; TestKeepAliveAfterRetire;
+//	  surplus exit at the keep-alive's end              explorer retire-vs-wakep (TestExploreRetire)
+//	                                                  [NeededMUntimed]
 //	Shutdown wakes parked Ms with false, later       TestShutdown; the model's Shutdown
 //	  StopMs return false, handoffs give their Ps
 //	  back, Wakep starts nothing; idempotent

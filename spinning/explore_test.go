@@ -447,6 +447,74 @@ func keepAliveVsWakep() explore.Run {
 
 var keepAliveOpts = explore.Options{Name: "spinning-keepalive-vs-wakep"}
 
+// retireVsWakep: on 2 idle Ps two Ms are parked with no timer (the Ps
+// need both); RetireP of P 1 races a Wakep (which hands an idle P to a
+// parked M), and a last thread waits past the keep-alive and shuts the
+// Sched down. If RetireP retired P 1 at once, one parked M is one too
+// many: retimeIdle wakes it to park again, timed, and it must have exited
+// before the Shutdown while the other got P 0 from Wakep; if Wakep handed
+// P 1 first, RetireP only marks it, and no M exits. In every order no note
+// is woken twice (retimeIdle takes the M off the idle list, so StartM
+// cannot pop it too).
+func retireVsWakep() explore.Run {
+	s, err := spinning.New(spinning.Config{Procs: 2, Work: func() bool { return true }, KeepAlive: time.Millisecond,
+		NeedM: func() {}})
+	if err != nil {
+		panic(err)
+	}
+	explore.Name(s, "sched")
+	ms := make([]*spinning.M, 2)
+	got := make([]bool, 2)
+	for i := range ms {
+		ms[i] = s.NewM()
+		explore.Name(ms[i], fmt.Sprintf("m%d", i))
+		if spinning.StopMBegin(ms[i]) != "parked" || spinning.Timed(ms[i]) {
+			panic("set-up: StopMBegin did not park with no timer")
+		}
+	}
+	var retired bool
+	threads := []func(){
+		func() { retired = s.RetireP(1) },
+		func() { s.Wakep() },
+		func() {
+			atomicx.Sleep(10 * time.Millisecond) // past the keep-alive
+			s.Shutdown()
+		},
+	}
+	for i := range ms {
+		threads = append(threads, func() { got[i] = spinning.StopMWait(ms[i]) })
+	}
+	return explore.Run{
+		Threads: threads,
+		Check: func() error {
+			held, exited := 0, 0
+			for i, m := range ms {
+				if got[i] {
+					held++
+				}
+				if m.Exited() {
+					exited++
+				}
+			}
+			want := 0
+			if retired {
+				want = 1
+			}
+			if held != 1 || exited != want {
+				return fmt.Errorf("RetireP retired P 1 at once: %v; %d Ms got a P and %d exited, want 1 and %d (retimeIdle)", retired, held, exited, want)
+			}
+			return spinning.Validate(s)
+		},
+	}
+}
+
+func TestExploreRetire(t *testing.T) {
+	res := explore.Check(t, explore.Options{Name: "spinning-retire-vs-wakep"}, retireVsWakep)
+	if !res.Complete && !res.Replayed {
+		t.Errorf("exploration cut short at %d executions", res.Executions)
+	}
+}
+
 func TestExploreKeepAlive(t *testing.T) {
 	res := explore.Check(t, keepAliveOpts, keepAliveVsWakep)
 	if !res.Complete && !res.Replayed {

@@ -116,14 +116,16 @@ var scenarios = []scenario{
 		if !s.RetireP(1) {
 			return errors.New("set-up: RetireP of an idle P did not retire it")
 		}
-		if woken, rearmed := spinning.StopMRearm(m1); !woken || !rearmed || !spinning.Timed(m1) {
-			return fmt.Errorf("after RetireP left one P for two idle Ms, the M parked last: woken %v, parked again %v, timed %v; want all three (else it stays alive beyond the Ps)", woken, rearmed, spinning.Timed(m1))
-		}
-		if woken, _ := spinning.StopMPoll(m0); woken {
-			return errors.New("RetireP woke both idle Ms, where one is one too many")
+		for i, m := range []*spinning.M{m0, m1} {
+			if woken, rearmed := spinning.StopMRearm(m); !woken || !rearmed || !spinning.Timed(m) {
+				return fmt.Errorf("after RetireP left one P for two idle Ms, M %d: woken %v, parked again %v, timed %v; want all three (else it may stay alive beyond the Ps)", i, woken, rearmed, spinning.Timed(m))
+			}
 		}
 		if !spinning.KeepAliveExpire(m1) || !m1.Exited() {
-			return errors.New("the M parked again beyond the one P did not exit at its keep-alive's end")
+			return errors.New("an M parked again beyond the one P did not exit at its keep-alive's end")
+		}
+		if spinning.KeepAliveExpire(m0) || spinning.Timed(m0) {
+			return errors.New("the last M, which the one P needs, exited or kept its timer")
 		}
 		if n := spinning.NMAlive(s); n != 1 {
 			return fmt.Errorf("%d Ms alive after the retire and the keep-alive, want 1", n)

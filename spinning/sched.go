@@ -543,34 +543,25 @@ func (m *M) rearm() bool {
 
 // retimeIdle runs when procs falls (RetireP; pidleput of a retiring P):
 // with a keep-alive, the Ms that parked while the Ps needed them sleep
-// with no timer and would stay beyond the Ps for good; as many of them as
-// are now one too many (less the timed Ms, which exit anyway) are taken
-// off the idle list and woken to park again, timed (rearm). Off the list,
-// no StartM can pop them, so the note is woken once. s.mu must be held.
+// with no timer and would stay beyond the Ps for good. If more Ms are
+// alive than Ps now, every such M is taken off the idle list and woken to
+// park again (rearm), timed while it is still one too many: waking only
+// as many as are surplus left the wrong one asleep when a StartM then
+// popped a re-parked M for work (the explorer's retire-vs-wakep). Off the
+// list, no StartM can pop them, so each note is woken once. s.mu must be
+// held.
 func (s *Sched) retimeIdle() {
-	if s.keepAlive <= 0 || mutant == neededMUntimed {
+	if s.keepAlive <= 0 || mutant == neededMUntimed || len(s.allm) <= int(s.procs.Load()) {
 		return
 	}
-	surplus := len(s.allm) - int(s.procs.Load())
-	for m := s.midle; m != nil && surplus > 0; m = m.link {
-		if m.timed {
-			surplus--
+	for m := s.midle; m != nil; {
+		next := m.link
+		if !m.timed {
+			s.unlinkIdle(m)
+			m.retime = true
+			m.park.Wakeup()
 		}
-	}
-	for ; surplus > 0; surplus-- {
-		var m *M
-		for x := s.midle; x != nil; x = x.link {
-			if !x.timed {
-				m = x
-				break
-			}
-		}
-		if m == nil {
-			return
-		}
-		s.unlinkIdle(m)
-		m.retime = true
-		m.park.Wakeup()
+		m = next
 	}
 }
 
