@@ -77,23 +77,4 @@ func Locked(h *Heap, f func()) {
 // before the move unlinks t's entry by its index from src while the entry
 // (and the index) are now dst's, so it removes another entry of src, or
 // none, and leaves t in dst. Tests only.
-func TakeNoTimerLock(h, src *Heap) {
-	for {
-		src.mu.Lock()
-		n := len(src.entries)
-		if n == 0 {
-			src.mu.Unlock()
-			return
-		}
-		e := src.entries[n-1]
-		src.removeAt(n - 1)
-		src.publish()
-		src.mu.Unlock()
-		e.t.heap = h
-		h.mu.Lock()
-		h.entries = append(h.entries, e)
-		h.siftUp(len(h.entries) - 1)
-		h.publish()
-		h.mu.Unlock()
-	}
-}
+func TakeNoTimerLock(h, src *Heap) { h.take(src, false) }

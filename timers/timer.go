@@ -272,7 +272,12 @@ func (h *Heap) Run(now int64, max int) int {
 // returned stay there. Any goroutine may call it; it takes each timer's
 // lock, then one heap's at a time (a Timer's mu before a Heap's, as
 // everywhere). h == src is a no-op.
-func (h *Heap) Take(src *Heap) {
+func (h *Heap) Take(src *Heap) { h.take(src, true) }
+
+// take is Take; without lockTimer it is the broken variant the explorer
+// must catch (TakeNoTimerLock): a Stop that read t.heap before the move
+// unlinks by an index that is now the other heap's.
+func (h *Heap) take(src *Heap, lockTimer bool) {
 	if h == src {
 		return
 	}
@@ -285,7 +290,9 @@ func (h *Heap) Take(src *Heap) {
 		}
 		t := src.entries[n-1].t
 		src.mu.Unlock()
-		t.mu.Lock()
+		if lockTimer {
+			t.mu.Lock()
+		}
 		src.mu.Lock()
 		var e entry
 		if t.heap == src && t.pos != 0 { // still armed on src, not popped by a Run
@@ -302,7 +309,9 @@ func (h *Heap) Take(src *Heap) {
 			h.publish()
 			h.mu.Unlock()
 		}
-		t.mu.Unlock()
+		if lockTimer {
+			t.mu.Unlock()
+		}
 	}
 }
 
