@@ -425,15 +425,7 @@ func keepAliveVsWakep() explore.Run {
 	return explore.Run{
 		Threads: threads,
 		Check: func() error {
-			held, exited := 0, 0
-			for i, m := range ms {
-				if got[i] {
-					held++
-				}
-				if m.Exited() {
-					exited++
-				}
-			}
+			held, exited := heldExited(ms, got)
 			if exited > 1 {
 				return errors.New("both Ms exited: the one P needs one")
 			}
@@ -446,6 +438,20 @@ func keepAliveVsWakep() explore.Run {
 }
 
 var keepAliveOpts = explore.Options{Name: "spinning-keepalive-vs-wakep"}
+
+// heldExited counts the Ms whose StopM returned holding a P (got) and the
+// Ms that exited after their keep-alive.
+func heldExited(ms []*spinning.M, got []bool) (held, exited int) {
+	for i, m := range ms {
+		if got[i] {
+			held++
+		}
+		if m.Exited() {
+			exited++
+		}
+	}
+	return held, exited
+}
 
 // retireVsWakep: on 2 idle Ps two Ms are parked with no timer (the Ps
 // need both); RetireP of P 1 races a Wakep (which hands an idle P to a
@@ -487,15 +493,7 @@ func retireVsWakep() explore.Run {
 	return explore.Run{
 		Threads: threads,
 		Check: func() error {
-			held, exited := 0, 0
-			for i, m := range ms {
-				if got[i] {
-					held++
-				}
-				if m.Exited() {
-					exited++
-				}
-			}
+			held, exited := heldExited(ms, got)
 			want := 0
 			if retired {
 				want = 1

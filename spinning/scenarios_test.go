@@ -67,20 +67,26 @@ func wokenSpinning(m *spinning.M, what string) error {
 	return nil
 }
 
+// twoParked makes a Sched of procs Ps with a keep-alive of an hour (the
+// scenarios run its expiry themselves) and parks two Ms, m1 last.
+func twoParked(procs int) (s *spinning.Sched, m0, m1 *spinning.M, err error) {
+	q := new(queue)
+	if s, err = spinning.New(spinning.Config{Procs: procs, Work: q.has, NeedM: func() {}, KeepAlive: time.Hour}); err != nil {
+		return nil, nil, nil, err
+	}
+	sc := &scene{s: s, q: q}
+	m0, err = sc.parked()
+	m1, err2 := sc.parked()
+	return s, m0, m1, must(err, err2)
+}
+
 // must runs the set-up steps of a scenario, returning the first error.
 func must(errs ...error) error { return errors.Join(errs...) }
 
 var scenarios = []scenario{
 	{"a keep-alive that runs out after a StartM popped the M stays", "ExitIgnoresWake", func() error {
-		q := new(queue)
-		s, err := spinning.New(spinning.Config{Procs: 1, Work: q.has, NeedM: func() {}, KeepAlive: time.Hour})
+		s, m0, m1, err := twoParked(1)
 		if err != nil {
-			return err
-		}
-		sc := &scene{s: s, q: q}
-		m0, err := sc.parked()
-		m1, err2 := sc.parked()
-		if err := must(err, err2); err != nil {
 			return err
 		}
 		s.Wakep() // pops m1 (parked last) and hands it the P to spin
@@ -99,15 +105,8 @@ var scenarios = []scenario{
 		return spinning.Validate(s)
 	}},
 	{"an M parked while the Ps needed it exits after a retire", "NeededMUntimed", func() error {
-		q := new(queue)
-		s, err := spinning.New(spinning.Config{Procs: 2, Work: q.has, NeedM: func() {}, KeepAlive: time.Hour})
+		s, m0, m1, err := twoParked(2)
 		if err != nil {
-			return err
-		}
-		sc := &scene{s: s, q: q}
-		m0, err := sc.parked()
-		m1, err2 := sc.parked()
-		if err := must(err, err2); err != nil {
 			return err
 		}
 		if spinning.Timed(m0) || spinning.Timed(m1) {
