@@ -23,6 +23,7 @@ if [ "$(go env GOCACHE)" = off ] || [ -z "$(go env GOMODCACHE)" ]; then
 fi
 
 passed=0 failed=0 skipped=0
+failed_ids=()
 skip_rc=3 # what a skippable step exits with when it cannot run here
 
 selected() { [ -z "${SCHEDKIT_TEST_STEPS:-}" ] || [[ " ${SCHEDKIT_TEST_STEPS//,/ } " == *" $1 "* ]]; }
@@ -34,13 +35,27 @@ step() {
 	selected "$id" || return 0
 	echo "== $name"
 	local t0=$SECONDS
-	if "$@"; then
+	if "$@" 2>&1 | tee "$tmp/$id.log"; then
 		passed=$((passed + 1))
 		echo "-- passed in $(elapsed "$t0"): $name"
 	else
 		failed=$((failed + 1))
+		failed_ids+=("$id")
 		echo "!! FAILED: $name (after $(elapsed "$t0"))"
 	fi
+}
+
+# recap: CI keeps only the tail of this output, so each failed step's failure
+# lines are printed again at the end (test failures, panics, the kill matrix's
+# verdict lines), then its last lines.
+recap() {
+	local id
+	for id in "${failed_ids[@]}"; do
+		echo "== why $id failed (its failure lines, then its last 15)"
+		grep -E -e '^(--- FAIL|FAIL|panic:|fatal error:|ok|!!)' -e '^ +[A-Za-z0-9_]+\.go:[0-9]+:' -e 'killmatrix\.go:[0-9]+' "$tmp/$id.log" | grep -v '^ok' | head -60
+		echo "..."
+		tail -n 15 "$tmp/$id.log"
+	done
 }
 
 # elapsed T0: the time since $SECONDS was T0, as 1m05s.
@@ -53,8 +68,8 @@ skippable_step() {
 	selected "$id" || return 0
 	echo "== $name"
 	local t0=$SECONDS
-	"$@"
-	rc=$?
+	"$@" 2>&1 | tee "$tmp/$id.log"
+	rc=${PIPESTATUS[0]}
 	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
 		echo "-- passed in $(elapsed "$t0"): $name"
@@ -63,6 +78,7 @@ skippable_step() {
 		echo "-- SKIPPED: $name"
 	else
 		failed=$((failed + 1))
+		failed_ids+=("$id")
 		echo "!! FAILED: $name (exit code $rc)"
 	fi
 }
@@ -162,5 +178,6 @@ step bench "bench module: vet, its tests, every benchmark once, schedkit bench -
 skippable_step tlc "TLC: every spec passes, every mutant is rejected" tlc
 
 echo "all steps took $(elapsed 0)"
+[ "$failed" -eq 0 ] || { recap; echo "failed: ${failed_ids[*]}"; }
 echo "test: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
