@@ -45,6 +45,7 @@
 package killmatrix
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -220,17 +221,18 @@ func Run(t testing.TB, cfg Config) {
 	// order, from this goroutine.
 	rows := append([]string{"none"}, cfg.Mutations...)
 	results := make([]rowResult, len(rows))
+	times := &cellTimes{}
 	cells := make(chan struct{}, cfg.jobs())
 	var wg sync.WaitGroup
 	for i, mutation := range rows {
 		if cap(cells) == 1 { // one at a time, in the table's order
-			results[i] = runRow(t, cfg, mutation, short, columns, det, cells)
+			results[i] = runRow(t, cfg, mutation, short, columns, det, cells, times)
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = runRow(t, cfg, mutation, short, columns, det, cells)
+			results[i] = runRow(t, cfg, mutation, short, columns, det, cells, times)
 		}()
 	}
 	wg.Wait()
@@ -241,6 +243,43 @@ func Run(t testing.TB, cfg Config) {
 		}
 	}
 	t.Logf("%s kill matrix: %d mutants\n%s", cfg.Component, len(cfg.Mutations), b.String())
+	t.Logf("%s kill matrix: slowest cells (for the test command's budget; no verdict rests on them): %s",
+		cfg.Component, times.slowest(5))
+}
+
+// cellTimes collects how long each cell's child process took, so that the
+// matrix's log names the cells worth a cheaper killer (Config.Killers).
+type cellTimes struct {
+	mu sync.Mutex
+	d  []cellTime
+}
+
+type cellTime struct {
+	name string // "<mutation>/<checker>"
+	d    time.Duration
+}
+
+func (c *cellTimes) add(name string, d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.d = append(c.d, cellTime{name, d})
+}
+
+// slowest lists the n slowest cells, slowest first, and the total.
+func (c *cellTimes) slowest(n int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts := slices.Clone(c.d)
+	slices.SortFunc(ts, func(a, b cellTime) int { return cmp.Compare(b.d, a.d) })
+	var total time.Duration
+	for _, x := range ts {
+		total += x.d
+	}
+	var parts []string
+	for _, x := range ts[:min(n, len(ts))] {
+		parts = append(parts, fmt.Sprintf("%s %.1fs", x.name, x.d.Seconds()))
+	}
+	return fmt.Sprintf("%s (%d cells, %.1fs in all)", strings.Join(parts, ", "), len(ts), total.Seconds())
 }
 
 // rowResult is one row of the table and the failures it calls for.
@@ -251,7 +290,7 @@ type rowResult struct {
 
 // runRow runs mutation's row: TLC (outside -short) and the checkers, in
 // -short only until the bar is met.
-func runRow(t testing.TB, cfg Config, mutation string, short bool, columns []string, det map[string]bool, cells chan struct{}) rowResult {
+func runRow(t testing.TB, cfg Config, mutation string, short bool, columns []string, det map[string]bool, cells chan struct{}, times *cellTimes) rowResult {
 	var r rowResult
 	verdicts := map[string]Verdict{}
 	var notes []string
@@ -278,7 +317,9 @@ func runRow(t testing.TB, cfg Config, mutation string, short bool, columns []str
 	caught := 0
 	cell := func(name string) {
 		cells <- struct{}{}
+		start := time.Now()
 		v, why := runCell(t, cfg, mutation, name)
+		times.add(mutation+"/"+name, time.Since(start))
 		<-cells
 		mu.Lock()
 		defer mu.Unlock()
