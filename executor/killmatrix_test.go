@@ -195,8 +195,8 @@ var killConfig = killmatrix.Config{
 		{Name: "stalereq2", Deterministic: true, Run: executor.ConserveCheck("stalereq2")},
 		{Name: "lastspinner", Deterministic: true, Run: executor.ConserveCheck("lastspinner")},
 		{Name: "lastspinner2", Deterministic: true, Run: executor.ConserveCheck("lastspinner2")},
-		{Name: "closerace", Deterministic: true, Run: closeRace("go-vs-close", "go-vs-shutdown")},
-		{Name: "closerace2", Deterministic: true, Run: closeRace("batch-vs-close", "group-vs-close", "batch-vs-shutdown")},
+		{Name: "closerace", Deterministic: true, Run: closeRace("go-vs-close", "go-vs-shutdown"), RealCodeElsewhere: true},
+		{Name: "closerace2", Deterministic: true, Run: closeRace("batch-vs-close", "group-vs-close", "batch-vs-shutdown"), RealCodeElsewhere: true},
 		{Name: "deadline", Deterministic: true, Run: closeRace("go-vs-deadline"), RealCodeElsewhere: true},
 		{Name: "deadline2", Deterministic: true, Run: closeRace("batch-vs-deadline"), RealCodeElsewhere: true},
 		{Name: "blockrunnext", Deterministic: true, Run: bubbles(blockingRetakesP)},
@@ -265,7 +265,7 @@ var killConfig = killmatrix.Config{
 		// context missing its group's error: the whole column ran 36 s of CPU
 		// to reach it, this runs it alone (well under a second).
 		{Name: "ctxerror", Deterministic: true, Run: exploreCases("ctx-vs-error"), RealCodeElsewhere: true},
-		{Name: "submitpair", Deterministic: true, Run: killBySubmitPairs},
+		{Name: "submitpair", Deterministic: true, Run: killBySubmitPairs, RealCodeElsewhere: true},
 		{Name: "room", Deterministic: true, Run: exploreRoom(false), RealCodeElsewhere: true},
 		{Name: "room2", Deterministic: true, Run: exploreRoom(true), RealCodeElsewhere: true},
 		{Name: "roomclose", Deterministic: true, Run: exploreRoomClose(0), RealCodeElsewhere: true},
