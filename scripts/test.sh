@@ -52,7 +52,7 @@ recap() {
 	local id
 	for id in "${failed_ids[@]}"; do
 		echo "== why $id failed (its failure lines, then its last 15)"
-		grep -E -e '^(--- FAIL|FAIL|panic:|fatal error:|ok|!!)' -e '^ +[A-Za-z0-9_]+\.go:[0-9]+:' -e 'killmatrix\.go:[0-9]+' "$tmp/$id.log" | grep -v '^ok' | head -60
+		grep -E -e '^(--- FAIL|FAIL|panic:|fatal error:|ok|!!)' -e '^ +[A-Za-z0-9_]+\.go:[0-9]+:' -e '^\s+(Error|Messages):' -e 'killmatrix\.go:[0-9]+' "$tmp/$id.log" | grep -v -e '^ok' -e 'slowest cells' | head -60
 		echo "..."
 		tail -n 15 "$tmp/$id.log"
 	done
