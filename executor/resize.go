@@ -34,6 +34,11 @@ import (
 // still rob the P meanwhile (a Stealer made before the resize): a steal
 // races with the owner's gets as always. No M is stopped and no other P is
 // touched but the timer heap that takes the timers, under its lock.
+//
+// proofs/tla/Resize.tla models the shrink (Mark, Wait, Take, Put;
+// LeaveDying is leaveDying with exitP's look for an idle P) against Ms,
+// a submitter and Close: nothing lost or run twice, Close only once all
+// ran, and, under fairness, every task runs (AllRun; ResizeNoWake breaks it).
 
 // resizeState is the executor's part for resizing.
 type resizeState struct {
