@@ -71,7 +71,13 @@ func chainAllocs(t *testing.T) error {
 		<-done
 	}
 	chain() // warm up
+	// AllocsPerRun counts the whole process's allocations: the fewest of
+	// three measurements leaves out those of goroutines running beside it
+	// (the kill matrix's other cells: 23 once, against 1 alone).
 	a := testing.AllocsPerRun(5, chain)
+	for range 2 {
+		a = min(a, testing.AllocsPerRun(5, chain))
+	}
 	if err := e.Close(); err != nil {
 		return err
 	}

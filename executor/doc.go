@@ -53,12 +53,16 @@
 //	                       (p.preempted, preemptone), and a round later, if a task
 //	                       still holds it, taken (CAS of its status word) and
 //	                       handed off (handoffp)
-//	kickSysmon, usleep     sysmon's usleep on a thread of its own: sysmon is a
-//	                       goroutine on a Go timer, so while a call is in
+//	kickSysmon, usleep,    sysmon's usleep on a thread of its own: sysmon is a
+//	spinForCall            goroutine on a Go timer, so while a call is in
 //	                       pSyscall an M wakes it when its round is overdue (the
 //	                       Ms run timers at their scheduling points: checkTimers
-//	                       in schedule), and with its one P in a call it sleeps
-//	                       in nanosleep (the runtime's usleep)
+//	                       in schedule); the last M to enter a call wakes its
+//	                       doze (wakeSysmonForCall, with sysmon's look again
+//	                       after publishing it), and while no M runs it waits
+//	                       for the earliest call's threshold on the CPU, yielding
+//	                       its Go P at every turn (with nothing due, in
+//	                       nanosleep: the runtime's usleep); SysmonDoze.tla
 //	helpRetake             retake's _Psyscall case (pp.syscallwhen: callSince) done
 //	                       by an M between tasks (every kickEvery tasks while a
 //	                       call is in progress), since sysmon's round waits for a
@@ -407,9 +411,12 @@
 //     comes about two thresholds after the call began. A Go timer is late
 //     (a 20µs one lasts netpoll's 1.1ms with every Go P idle, or until an
 //     M yields with every Go P busy): while a call is in pSyscall an M
-//     that finds sysmon's round overdue wakes it (every kickEvery tasks),
-//     and with 1 P in a call (no M can run) sysmon sleeps on the OS's
-//     timer (usleep); the OS can still make it late on a loaded machine.
+//     that finds sysmon's round overdue wakes it (every kickEvery tasks);
+//     the last M to enter a call wakes sysmon's doze, and while no M runs
+//     sysmon waits for the earliest call's threshold on the CPU
+//     (spinForCall: at most a threshold a call, yielding its Go P at every
+//     turn), so the retake comes at the threshold; the OS can still make
+//     it late on a loaded machine.
 //   - New returns with its Procs Ms parked, so a submit made at once
 //     makes no M: Ms beyond Procs are made only for Ps handed off while no
 //     M idles.
@@ -667,6 +674,11 @@
 //	the same after sysmon backed off (5ms with nothing  syscall_test.go TestSyscallAfterBackoff (bubble)
 //	  waiting): within 5 thresholds (1.03ms without the
 //	  call's wakeup of sysmon)
+//	with sysmon's Go timer 1ms late and every P in a    syscall_test.go TestSyscallNoMRuns,
+//	  call, queued work starts within 5 thresholds: the   TestSyscallLastCallWakesSysmon (bubbles, 1
+//	  last call's entry wakes sysmon, which waits on the  and 2 Ps; CallEntryNoWake, SysmonNoUsleep:
+//	  CPU, and looks again after publishing a doze        1.02ms), syscall_sysmon_test.go dozerecheck
+//	                                                      (DozeNoRecheck: 1.04ms)
 //	a retaken call's P runs its own queue before a task syscall_queued_test.go
 //	  back from another call that waits (issue 22): a     TestSyscallWaiterBesideQueued, TestSyscall-
 //	  task spawned before the call starts within 5        QueuedBesideCallers (bubbles; 230µs with
@@ -769,6 +781,7 @@
 //	                                                    OutsideGroupKeepsKids,
 //	                                                    SubmitSkipsWakeAlways, BootNoWait,
 //	                                                    SysmonNotKicked, SysmonNoUsleep, HelpRetakeEarly,
+//	                                                    CallEntryNoWake, DozeNoRecheck,
 //	                                                    AbandonIgnoresInflight, AbandonNoSecondLook,
 //	                                                    SubmitSkipsWakeOnBacklog,
 //	                                                    RetakeServesWaiterFirst, SyscallTickAfterStatus,

@@ -114,6 +114,9 @@ type Executor struct {
 	// fakeClock: the clock stood still over a nanosleep (a synctest
 	// bubble's), so sysmon keeps to Go timers (usleep). sysmon's alone.
 	fakeClock bool
+	// realClock: the clock moved over a nanosleep, so sysmon may wait on
+	// the CPU for a call's threshold (spinForCall). sysmon's alone.
+	realClock bool
 
 	// calls counts the Task.Syscall calls in progress, maxCalls the most
 	// at once (Stats): written by every call, on a line of their own.
@@ -375,6 +378,7 @@ func (e *Executor) submit(ctx context.Context, t *task, ts []*task) error {
 		// path is one load while an M spins.
 		e.sched.Wakep()
 	}
+	e.wakeSysmonForWork()
 	e.leave()
 	return nil
 }

@@ -153,8 +153,10 @@ const (
 	// period late when every Go P runs an M.
 	sysmonNotKicked
 	// SysmonNoUsleep: sysmon sleeps on its Go timer at a call's pace even
-	// while the one P is in a call and no M runs, so with every Go P idle its 20µs lasts netpoll's
-	// millisecond, and a blocked call keeps its P with work waiting.
+	// while every P is in a call or idle and no M runs (neither its spin
+	// to the call's threshold nor, on 1 P, its usleep), so with every Go P
+	// idle its 20µs lasts netpoll's millisecond, and a blocked call keeps
+	// its P with work waiting.
 	sysmonNoUsleep
 	// HelpRetakeEarly: an M's look between tasks (helpRetake) retakes a
 	// P in pSyscall as soon as work waits for it, without the call having
@@ -391,6 +393,16 @@ const (
 	// in pSyscall is not ended by the earliest timer, so a timer due on a
 	// P held by a long task or call waits up to two rounds.
 	callSleepUncapped
+	// CallEntryNoWake: the last M to enter a call leaves sysmon in its
+	// doze at a call's pace (wakeSysmonForCall wakes only a backed-off
+	// one), so with no M left to kick it the retake waits for sysmon's Go
+	// timer, a millisecond when every Go P idles.
+	callEntryNoWake
+	// DozeNoRecheck: sysmon, about to doze at a call's pace, does not look
+	// again at the Ps after publishing the doze, so the last M entering
+	// its call between sysmon's round and that store wakes nothing and
+	// the call keeps its P until the Go timer.
+	dozeNoRecheck
 )
 
 // mutationNames are the names tests and the kill matrix share.
@@ -506,6 +518,8 @@ var mutationNames = [...]string{
 	resizeLeavesTimers: "ResizeLeavesTimers",
 
 	callSleepUncapped: "CallSleepUncapped",
+	callEntryNoWake:   "CallEntryNoWake",
+	dozeNoRecheck:     "DozeNoRecheck",
 }
 
 // fairnessTick is globalq.FairnessTick (findRunnable's schedtick%61), or

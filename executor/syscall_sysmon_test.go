@@ -26,6 +26,9 @@ import (
 //	the first overrun of a slice only asks the   sysmon2,          RetakeAtFirstOverrun
 //	  holder to end it; the next round retakes     pingpong-request
 //	  (retake's preemptone, then handoffp)         (a bubble, sysmon running)
+//	sysmon looks at the Ps again after           dozerecheck,      DozeNoRecheck
+//	  publishing a doze at a call's pace           dozerecheck2
+//	  (the last M's entry saw no doze to wake)     (bubbles)
 
 // syscallOrderChecks are the checks above, by name.
 var syscallOrderChecks = map[string]func(*testing.T) error{
@@ -34,6 +37,14 @@ var syscallOrderChecks = map[string]func(*testing.T) error{
 	"sysmon2":   func(*testing.T) error { return sysmonTwoRounds() },
 	"pingpong-request": func(t *testing.T) (err error) {
 		synctest.Test(t, func(*testing.T) { err = pingPongRequestOnly() })
+		return err
+	},
+	"dozerecheck": func(t *testing.T) (err error) {
+		synctest.Test(t, func(*testing.T) { err = dozeRecheck(1) })
+		return err
+	},
+	"dozerecheck2": func(t *testing.T) (err error) {
+		synctest.Test(t, func(*testing.T) { err = dozeRecheck(2) })
 		return err
 	},
 }
@@ -49,7 +60,7 @@ func SyscallOrderCheck(name string) func(*testing.T) error {
 }
 
 func TestSyscallOrder(t *testing.T) {
-	for _, name := range []string{"callage", "exittoken", "sysmon2", "pingpong-request"} {
+	for _, name := range []string{"callage", "exittoken", "sysmon2", "pingpong-request", "dozerecheck", "dozerecheck2"} {
 		t.Run(name, func(t *testing.T) {
 			if err := SyscallOrderCheck(name)(t); err != nil {
 				t.Fatal(err)
@@ -297,4 +308,70 @@ func pingPongRequestOnly() error {
 			hops.Load(), s.Retakes, s.Handoffs, s.Preempts)
 	}
 	return nil
+}
+
+// dozeRecheck: on procs Ps in a bubble, sysmon's Go timer made 1ms late
+// (SetSysmonLate), tasks hold their Ps 50µs (the first queues work in its
+// runnext) and then block in calls. syscallHook stops sysmon at its doze
+// at a call's pace, after the round that saw the Ms running and before the
+// doze is published, until the last call has entered: that entry finds no
+// doze to wake. sysmon must look at the Ps again once the doze is published
+// and, finding every call unwatched, go to its round at once, so the queued
+// task starts within 5 thresholds of the last entry; a doze that slept
+// would end a millisecond late.
+func dozeRecheck(procs int) error {
+	defer SetSysmonLate(time.Millisecond)()
+	var armed, held atomic.Bool
+	allIn := make(chan struct{})
+	return withSyscallHook(func(step string) {
+		if step == "sysmon dozing at pace" && armed.CompareAndSwap(true, false) {
+			held.Store(true)
+			<-allIn
+		}
+	}, func() error {
+		e, err := New(Config{Procs: procs})
+		if err != nil {
+			return err
+		}
+		release := make(chan struct{})
+		var lastAt, ranAt atomic.Int64
+		var entered atomic.Int32
+		ran := func(Task) {
+			ranAt.Store(time.Now().UnixNano())
+			close(release)
+		}
+		armed.Store(true)
+		for i := range procs {
+			if err := e.Go(func(t Task) {
+				if i == 0 {
+					t.Go(ran)
+				}
+				time.Sleep(50 * time.Microsecond) // holding its P: sysmon's round sees it
+				_ = t.Syscall(func() {
+					if entered.Add(1) == int32(procs) {
+						lastAt.Store(time.Now().UnixNano())
+						close(allIn)
+					}
+					select {
+					case <-release:
+					case <-time.After(time.Second):
+					}
+				})
+			}); err != nil {
+				return err
+			}
+		}
+		<-release
+		if err := e.Close(); err != nil {
+			return err
+		}
+		if !held.Load() {
+			return fmt.Errorf("on %d Ps sysmon never dozed at a call's pace while the tasks ran: the shape was not reached", procs)
+		}
+		if waited := time.Duration(ranAt.Load() - lastAt.Load()); waited > 5*DefaultSyscallThreshold {
+			return fmt.Errorf("on %d Ps the last M entered its call while sysmon was between its round and its doze, and the queued task started %v after that entry, want within %v (sysmon looks again after publishing the doze)",
+				procs, waited, 5*DefaultSyscallThreshold)
+		}
+		return nil
+	})
 }

@@ -338,15 +338,15 @@ func syscallShortHelped(global bool) scenario {
 	}
 }
 
-// syscallNoMRuns: on 1 P the P is in a call (so no M runs to wake a late
-// sysmon) with sysmon's Go timer made 1ms late (SetSysmonLate), and work
-// waits: in the caller's runnext, or (global) submitted from outside once
-// the call began. sysmon sleeps on the OS's timer while its one P is in a
-// call (usleep; in the bubble an exact sleep), so the queued task starts
-// within 5 thresholds of being queued, not a millisecond later.
-func syscallNoMRuns(global bool) scenario {
+// syscallNoMRuns: on procs Ps every P is in a call (so no M runs to wake
+// a late sysmon) with sysmon's Go timer made 1ms late (SetSysmonLate), and
+// work waits: in the first caller's runnext, or (global) submitted from
+// outside once the calls began. sysmon waits for the call's threshold on
+// the CPU while no M runs (spinForCall; in the bubble an exact sleep), or
+// on 1 P with no call due on the OS's timer (usleep), so the queued task
+// starts within 5 thresholds of being queued, not a millisecond later.
+func syscallNoMRuns(procs int, global bool) scenario {
 	return func(t *testing.T) error {
-		const procs = 1
 		defer executor.SetSysmonLate(time.Millisecond)()
 		e, err := executor.New(executor.Config{Procs: procs})
 		if err != nil {
@@ -359,9 +359,9 @@ func syscallNoMRuns(global bool) scenario {
 			close(release)
 		}
 		inCall := make(chan struct{}, procs)
-		for range procs {
+		for i := range procs {
 			if err := e.Go(func(t executor.Task) {
-				if !global {
+				if !global && i == 0 {
 					t.Go(ran) // waits in this P's runnext
 					queuedAt.Store(time.Now().UnixNano())
 				}
@@ -390,10 +390,67 @@ func syscallNoMRuns(global bool) scenario {
 			return err
 		}
 		waited := time.Duration(ranAt.Load() - queuedAt.Load())
-		t.Logf("on 1 P in a call, the task queued (global %v) started %v after it was queued", global, waited)
+		t.Logf("on %d Ps in calls, the task queued (global %v) started %v after it was queued", procs, global, waited)
 		if waited > 5*executor.DefaultSyscallThreshold {
-			return fmt.Errorf("on 1 P in a call with sysmon's Go timer 1ms late, a task queued (global %v) started %v after it was queued, want within %v (sysmon sleeps on the OS's timer then)",
-				global, waited, 5*executor.DefaultSyscallThreshold)
+			return fmt.Errorf("on %d Ps in calls with sysmon's Go timer 1ms late, a task queued (global %v) started %v after it was queued, want within %v (sysmon waits on the CPU or the OS's timer then)",
+				procs, global, waited, 5*executor.DefaultSyscallThreshold)
+		}
+		return nil
+	}
+}
+
+// syscallLastCall: on procs Ps each task holds its P 200µs of the
+// bubble's clock, the first having queued work in its runnext, and then
+// enters a call that blocks. While they run, sysmon's rounds see Ms
+// running and doze at a call's pace on their Go timer, made 1ms late
+// (SetSysmonLate). The last task to enter its call leaves no M to kick
+// sysmon, so its entry wakes the doze (wakeSysmonForCall): the queued task
+// starts within 5 thresholds of that entry, not a millisecond later.
+func syscallLastCall(procs int) scenario {
+	return func(t *testing.T) error {
+		defer executor.SetSysmonLate(time.Millisecond)()
+		e, err := executor.New(executor.Config{Procs: procs})
+		if err != nil {
+			return err
+		}
+		release := make(chan struct{})
+		var lastAt, ranAt atomic.Int64
+		var entered atomic.Int32
+		ran := func(executor.Task) {
+			ranAt.Store(time.Now().UnixNano())
+			close(release)
+		}
+		for i := range procs {
+			if err := e.Go(func(t executor.Task) {
+				if i == 0 {
+					t.Go(ran) // waits in this P's runnext
+				}
+				time.Sleep(200 * time.Microsecond) // holding its P: an M running
+				_ = t.Syscall(func() {
+					if entered.Add(1) == int32(procs) {
+						lastAt.Store(time.Now().UnixNano())
+					}
+					select {
+					case <-release:
+					case <-time.After(syscallLimit):
+					}
+				})
+			}); err != nil {
+				return err
+			}
+		}
+		<-release
+		if err := e.Close(); err != nil {
+			return err
+		}
+		if entered.Load() != int32(procs) {
+			return fmt.Errorf("on %d Ps the queued task ran before every P was in a call (%d entered): no shape to check", procs, entered.Load())
+		}
+		waited := time.Duration(ranAt.Load() - lastAt.Load())
+		t.Logf("on %d Ps, the queued task started %v after the last M entered its call", procs, waited)
+		if waited > 5*executor.DefaultSyscallThreshold {
+			return fmt.Errorf("on %d Ps, with sysmon dozing on a Go timer 1ms late when the last M entered its call, the queued task started %v after that entry, want within %v (the entry wakes sysmon)",
+				procs, waited, 5*executor.DefaultSyscallThreshold)
 		}
 		return nil
 	}
@@ -728,10 +785,20 @@ func TestSyscallShortNotHelped(t *testing.T) {
 	}
 }
 
-func TestSyscallNoMRunsOSTimer(t *testing.T) {
-	for _, global := range []bool{false, true} {
-		t.Run(fmt.Sprintf("global=%v", global), func(t *testing.T) {
-			require.NoError(t, inBubble(t, syscallNoMRuns(global)))
+func TestSyscallNoMRuns(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		for _, global := range []bool{false, true} {
+			t.Run(fmt.Sprintf("procs=%d/global=%v", procs, global), func(t *testing.T) {
+				require.NoError(t, inBubble(t, syscallNoMRuns(procs, global)))
+			})
+		}
+	}
+}
+
+func TestSyscallLastCallWakesSysmon(t *testing.T) {
+	for _, procs := range []int{1, 2} {
+		t.Run(fmt.Sprintf("procs=%d", procs), func(t *testing.T) {
+			require.NoError(t, inBubble(t, syscallLastCall(procs)))
 		})
 	}
 }

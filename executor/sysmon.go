@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"runtime"
 	"time"
 
 	"github.com/schedkit/schedkit/atomicx"
@@ -30,14 +31,17 @@ import (
 // publishes when its sleep should end (sysmonDue), and an M that finds
 // that time past at its kickEvery'th task wakes it (kickSysmon): the M
 // is running, so the work it does is the clock sysmon lacks. With no M
-// running nothing can wake it. With 1 P, whose call means no M runs until
-// the retake, it sleeps on the OS's timer instead (usleep: mixed's 400
-// calls of 1ms on Procs 1 took 860ms at GOMAXPROCS 1 and 538ms at 2, with
-// 3 and 195 retakes, on Go timers; 98 to 122ms with about 380 on
-// nanosleep). With more Ps no M running is a moment between calls, and a
-// nanosleep, 130µs here for 20µs, holds a Go P that the retaken P's M
-// needs: mixed on 2 Ps made 13 Ms instead of 50 and spent 8 to 16µs of CPU
-// a task instead of 5 to 7.5 (three runs each, load 13).
+// running nothing can wake it: so the last M to enter a call wakes its
+// doze (wakeSysmonForCall), and sysmon, while no M runs, waits for the
+// earliest call's threshold on the CPU (spinForCall), yielding its Go P
+// at every turn. Before that, on 1 P it slept on the OS's timer (usleep:
+// mixed's 400 calls of 1ms on Procs 1 took 860ms at GOMAXPROCS 1 and
+// 538ms at 2 on Go timers, 98 to 122ms on nanosleep), and a nanosleep,
+// 130µs here for 20µs, held a Go P that the retaken P's M needed on more
+// Ps; mixed (bench, quiet, 2 rounds of 3) then cost 6.6x and 5.2x no
+// blocking at 1 and 2 Ps with calls held 224µs on average, and with the
+// spin and the last M's wakeup 1.7x and 2.4x, calls held 22 and 28µs.
+// usleep stays for a call with no work waiting on 1 P (nothing is due).
 const (
 	sysmonMinDelay = 20 * time.Microsecond
 	sysmonMaxDelay = 10 * time.Millisecond
@@ -107,19 +111,21 @@ func (e *Executor) sysmon() {
 			if mutant == callSleepUncapped {
 				d = delay
 			}
-			if running || e.liveProcs() > 1 || mutant == sysmonNoUsleep || !e.osSleep(d) {
+			if !running && e.spinForCall(d) {
+				// no M runs to kick it: sysmon waited on the CPU
+			} else if running || mutant == sysmonNoUsleep || !e.osSleep(d) {
 				e.sysmonDue.Store(atomicx.Nanotime() + int64(d))
-				e.sysmonDoze(d+e.sysmonLate, dozeAtPace)
+				e.sysmonDoze(d+e.sysmonLate, dozeAtPace, running)
 				e.sysmonDue.Store(0)
-			} // else no M can run (1 P, in the call): the OS's timer
+			} // else no M runs and nothing is due: the OS's timer, for work that comes
 
 		case e.pollWaiters():
 			e.sysmonIdleDoze(e.timerCap(delay)) // the last P to go idle cuts it short: to the blocking poll
 
 		case delay > pace:
-			e.sysmonDoze(e.timerCap(delay), dozeBackedOff) // a call's entry (or a timer armed where no M looks) cuts it short
+			e.sysmonDoze(e.timerCap(delay), dozeBackedOff, false) // a call's entry (or a timer armed where no M looks) cuts it short
 		default:
-			atomicx.Sleep(e.timerCap(delay))
+			e.sysmonDoze(e.timerCap(delay)+e.sysmonLate, dozeAtPace, true) // the last M to enter a call cuts it short
 		}
 		now := e.now()
 		e.sysmonTimers(now, prevRound)
@@ -175,8 +181,25 @@ func (e *Executor) sysmonSleep() {
 // the note at most once per doze; its value says which doze it is, so a
 // call's entry wakes only a backed-off one: at the pace, a wakeup per call
 // made 1µs calls cost 3.4µs instead of 2.0.
-func (e *Executor) sysmonDoze(d time.Duration, kind uint32) {
+//
+// recheck, for a doze at a call's pace after a round that saw an M
+// running: the last M may have entered its call after that round's look
+// and before the doze was published, and found no doze to wake (its CAS
+// on the status word, then its load of sysmonDozing; here the store, then
+// the loads of the status words), so sysmon looks again and, finding a
+// call with no M running, does not doze: the round comes now, not at a Go
+// timer no M looks at. Without a running M at the round it would find the
+// call it dozes beside and never sleep. proofs/tla/SysmonDoze.tla models
+// this handshake with wakeSysmonForCall (CallsWatched; mutants
+// CallEntryNoWake, DozeNoRecheck).
+func (e *Executor) sysmonDoze(d time.Duration, kind uint32, recheck bool) {
+	if recheck {
+		syscallStep("sysmon dozing at pace")
+	}
 	e.sysmonDozing.Store(kind)
+	if recheck && mutant != dozeNoRecheck && e.callUnwatched() && e.sysmonDozing.CompareAndSwap(kind, 0) {
+		return
+	}
 	e.sysmonNote.SleepFor(d)
 	if !e.sysmonDozing.CompareAndSwap(kind, 0) {
 		e.sysmonNote.Sleep() // a call's entry won the flag: take its wakeup
@@ -184,11 +207,126 @@ func (e *Executor) sysmonDoze(d time.Duration, kind uint32) {
 	e.sysmonNote.Clear()
 }
 
-// wakeSysmonForCall wakes sysmon if it dozes (sysmonDoze).
-func (e *Executor) wakeSysmonForCall() {
-	if k := e.sysmonDozing.Load(); (k == dozeBackedOff || k == dozeIdlePoll) && e.sysmonDozing.CompareAndSwap(k, 0) {
+// wakeSysmonForCall wakes sysmon if it dozes backed off (sysmonDoze), or
+// at a call's pace once the caller (on P p) was the last M running: no M
+// can kick it then, and its Go timer waits for netpoll's millisecond
+// (mixed on 1 P: 224µs a call held its P on average, against the 20µs
+// threshold). At a call's pace it wakes sysmon only while work waits for
+// p (waitsFor): the retake is the reason to watch, and a wakeup at every
+// entry made 1µs calls with nothing waiting cost 1935ns instead of 1707 on
+// 1 P (BenchmarkSyscallShort, medians of 3; 1849 once gated, and sysmonDoze's
+// second look gated alike). Work that comes later finds sysmon on the OS's
+// timer (usleep) once its round has seen the call with no M running.
+func (e *Executor) wakeSysmonForCall(p *proc) {
+	k := e.sysmonDozing.Load()
+	if k == dozeAtPace && mutant != callEntryNoWake && e.waitsFor(p) && !e.anyRunning() {
+		e.endDoze(k)
+		return
+	}
+	e.wakeSysmonBackedOff()
+}
+
+// wakeSysmonForWork is a submit's wakeSysmonForCall: with calls in
+// progress, work just queued may wait for a call's P while no M runs, and
+// sysmon's doze at pace (one load of e.calls otherwise). Its put before
+// the load of sysmonDozing pairs with sysmonDoze's second look, as the
+// call's entry does.
+func (e *Executor) wakeSysmonForWork() {
+	if e.calls.Load() != 0 && e.sysmonDozing.Load() == dozeAtPace && e.callUnwatched() {
+		e.endDoze(dozeAtPace)
+	}
+}
+
+// wakeSysmonBackedOff wakes sysmon if it dozes backed off past a call's
+// pace or for a round while tasks wait for I/O.
+func (e *Executor) wakeSysmonBackedOff() {
+	if k := e.sysmonDozing.Load(); k == dozeBackedOff || k == dozeIdlePoll {
+		e.endDoze(k)
+	}
+}
+
+// endDoze ends sysmon's doze of kind k, if no one else ended it first.
+func (e *Executor) endDoze(k uint32) {
+	if e.sysmonDozing.CompareAndSwap(k, 0) {
 		e.sysmonNote.Wakeup()
 	}
+}
+
+// callUnwatched reports whether a P is in pSyscall with work waiting for
+// it (a retake to come) while no M holds a P outside a call: no M can kick
+// sysmon then.
+func (e *Executor) callUnwatched() bool {
+	calls := false
+	for _, p := range e.allPs() {
+		switch p.status.Load() & stateMask {
+		case pSched, pTask, pSpawn:
+			return false
+		case pSyscall:
+			calls = calls || e.waitsFor(p)
+		}
+	}
+	return calls
+}
+
+// anyRunning reports whether an M holds a P outside a call.
+func (e *Executor) anyRunning() bool {
+	for _, p := range e.allPs() {
+		if st := p.status.Load() & stateMask; st == pSched || st == pTask || st == pSpawn {
+			return true
+		}
+	}
+	return false
+}
+
+// spinForCall is sysmon's wait, while no M runs, for the earliest call in
+// pSyscall that work waits for to reach its threshold (at most d): on the
+// CPU, yielding its Go P at every turn, so a goroutine readied meanwhile
+// (the M a retake wakes, a call's return) runs at once. The runtime's
+// sysmon sleeps in usleep on a thread of its own; here a 20µs nanosleep
+// took 70 to 130µs (the thread's 50µs timer slack, and the VM's), and a
+// Go timer with every Go P idle a millisecond. The spin lasts at most a
+// threshold a call, while the executor's Ps all wait for calls anyway. It
+// reports false, having waited nothing, when no such call is in progress
+// or the clock is not the OS's (a bubble's: the first wait is a nanosleep
+// that tells them apart); with SetSysmonLate it is an exact sleep on the
+// bubble's clock.
+func (e *Executor) spinForCall(d time.Duration) bool {
+	if e.fakeClock || mutant == sysmonNoUsleep {
+		return false
+	}
+	now := atomicx.Nanotime() // negative in a bubble: its clock starts before the epoch
+	due, any := int64(0), false
+	for _, p := range e.allPs() {
+		if p.status.Load()&stateMask != pSyscall || !e.waitsFor(p) {
+			continue
+		}
+		at := now // a call no round has seen yet: the next round notes it
+		if p.syscalltick.Load() == p.seenCall {
+			at = p.seenCallWhen + int64(e.cfg.SyscallThreshold) // retakeSyscall's rule
+		}
+		if !any || at < due {
+			due, any = at, true
+		}
+	}
+	if !any {
+		return false
+	}
+	until := min(due, now+int64(d))
+	if e.sysmonLate != 0 {
+		atomicx.Sleep(time.Duration(max(until-now, 1000))) // time must move in the bubble
+		return true
+	}
+	if !e.realClock {
+		if !e.usleep(time.Duration(max(until-now, 1000))) {
+			return false
+		}
+		e.realClock = true
+		return true
+	}
+	for atomicx.Nanotime() < until {
+		runtime.Gosched()
+	}
+	return true
 }
 
 // kickSysmon is an M's look, every kickEvery tasks, at the calls in

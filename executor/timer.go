@@ -238,7 +238,7 @@ func (e *Executor) timerCap(d time.Duration) time.Duration {
 // will look soon could outlast: while every P is idle, or backed off.
 func (e *Executor) wakeSysmonTimer() {
 	e.wakeSysmon()
-	e.wakeSysmonForCall()
+	e.wakeSysmonBackedOff()
 	if np := e.np.Load(); np != nil {
 		np.wakeBlocked() // an M in mPoll sleeps until the earliest timer it saw
 	}
