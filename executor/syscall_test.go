@@ -70,6 +70,15 @@ func syscallShort(procs int) scenario {
 // retakes ends and the scenario fails with a message instead of hanging.
 const syscallLimit = time.Second
 
+// blockUntil is a blocked call's body: until release closes, or
+// syscallLimit passes.
+func blockUntil(release chan struct{}) {
+	select {
+	case <-release:
+	case <-time.After(syscallLimit):
+	}
+}
+
 // syscallRetaken: a task's call blocks until a queued task runs (or
 // syscallLimit passes) while work waits: on 1 P the queued task is in the
 // caller's runnext; on 2 Ps the other P is held by an untold blocker and
@@ -110,10 +119,7 @@ func syscallRetaken(procs int) scenario {
 			callAt.Store(time.Now().UnixNano())
 			_ = t.Syscall(func() {
 				close(inCall)
-				select {
-				case <-release:
-				case <-time.After(syscallLimit):
-				}
+				blockUntil(release)
 			})
 			close(back)
 		}); err != nil {
@@ -165,10 +171,7 @@ func syscallAfterBackoff(*testing.T) error {
 		})
 		callAt.Store(time.Now().UnixNano())
 		_ = t.Syscall(func() {
-			select {
-			case <-release:
-			case <-time.After(syscallLimit):
-			}
+			blockUntil(release)
 		})
 	}); err != nil {
 		return err
@@ -231,10 +234,7 @@ func syscallKicked(global bool) scenario {
 			callAt.Store(time.Now().UnixNano())
 			_ = t.Syscall(func() {
 				close(inCall)
-				select {
-				case <-release:
-				case <-time.After(syscallLimit):
-				}
+				blockUntil(release)
 			})
 			close(back)
 		}); err != nil {
@@ -367,10 +367,7 @@ func syscallNoMRuns(procs int, global bool) scenario {
 				}
 				_ = t.Syscall(func() {
 					inCall <- struct{}{}
-					select {
-					case <-release:
-					case <-time.After(syscallLimit):
-					}
+					blockUntil(release)
 				})
 			}); err != nil {
 				return err
@@ -430,10 +427,7 @@ func syscallLastCall(procs int) scenario {
 					if entered.Add(1) == int32(procs) {
 						lastAt.Store(time.Now().UnixNano())
 					}
-					select {
-					case <-release:
-					case <-time.After(syscallLimit):
-					}
+					blockUntil(release)
 				})
 			}); err != nil {
 				return err
