@@ -101,7 +101,7 @@ func (e *Executor) entersyscall(w *worker) (p *proc, inner bool) {
 					continue // retaken since the load: the next look says so
 				}
 			}
-			e.wakeSysmonForCall(p)
+			e.wakeSysmonForCall()
 			return p, false
 		case w.word(pSyscall):
 			return nil, true

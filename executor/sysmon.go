@@ -208,19 +208,18 @@ func (e *Executor) sysmonDoze(d time.Duration, kind uint32, recheck bool) {
 }
 
 // wakeSysmonForCall wakes sysmon if it dozes backed off (sysmonDoze), or
-// at a call's pace once the caller (on P p) was the last M running: no M
-// can kick it then, and its Go timer waits for netpoll's millisecond
-// (mixed on 1 P: 224µs a call held its P on average, against the 20µs
-// threshold). At a call's pace it wakes sysmon only while work waits for
-// p (waitsFor): the retake is the reason to watch, and a wakeup at every
+// at a call's pace once the caller was the last M running: no M can kick
+// it then, and its Go timer waits for netpoll's millisecond (mixed on 1 P:
+// 224µs a call held its P on average, against the 20µs threshold). At a
+// call's pace it wakes sysmon only while work waits for a call's P
+// (callUnwatched): the retake is the reason to watch, and a wakeup at every
 // entry made 1µs calls with nothing waiting cost 1935ns instead of 1707 on
-// 1 P (BenchmarkSyscallShort, medians of 3; 1849 once gated, and sysmonDoze's
-// second look gated alike). Work that comes later finds sysmon on the OS's
-// timer (usleep) once its round has seen the call with no M running.
-func (e *Executor) wakeSysmonForCall(p *proc) {
-	k := e.sysmonDozing.Load()
-	if k == dozeAtPace && mutant != callEntryNoWake && e.waitsFor(p) && !e.anyRunning() {
-		e.endDoze(k)
+// 1 P (BenchmarkSyscallShort, medians of 3); gated, as sysmonDoze's second
+// look is, 1909 against 1861 (5 alternating rounds, each ±10%). Work that
+// comes later wakes it from the submit (wakeSysmonForWork).
+func (e *Executor) wakeSysmonForCall() {
+	if e.sysmonDozing.Load() == dozeAtPace && mutant != callEntryNoWake && e.callUnwatched() {
+		e.endDoze(dozeAtPace)
 		return
 	}
 	e.wakeSysmonBackedOff()
@@ -266,16 +265,6 @@ func (e *Executor) callUnwatched() bool {
 		}
 	}
 	return calls
-}
-
-// anyRunning reports whether an M holds a P outside a call.
-func (e *Executor) anyRunning() bool {
-	for _, p := range e.allPs() {
-		if st := p.status.Load() & stateMask; st == pSched || st == pTask || st == pSpawn {
-			return true
-		}
-	}
-	return false
 }
 
 // spinForCall is sysmon's wait, while no M runs, for the earliest call in
