@@ -38,7 +38,7 @@ import (
 // mixed's 400 calls of 1ms on Procs 1 took 860ms at GOMAXPROCS 1 and
 // 538ms at 2 on Go timers, 98 to 122ms on nanosleep), and a nanosleep,
 // 130µs here for 20µs, held a Go P that the retaken P's M needed on more
-// Ps; mixed (bench, quiet, 2 rounds of 3) then cost 6.6x and 5.2x no
+// Ps; mixed (bench, 2 runs of 3 rounds, load 2.6) then cost 6.9x and 5.3x no
 // blocking at 1 and 2 Ps with calls held 224µs on average, and with the
 // spin and the last M's wakeup 1.7x and 2.4x, calls held 22 and 28µs.
 // usleep stays for a call with no work waiting on 1 P (nothing is due).
