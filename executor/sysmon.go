@@ -41,7 +41,7 @@ import (
 // Ps; mixed (bench, 2 runs of 3 rounds, load 2.6) then cost 6.9x and 5.3x no
 // blocking at 1 and 2 Ps with calls held 224µs on average, and with the
 // spin and the last M's wakeup 1.7x and 2.4x, calls held 22 and 28µs.
-// usleep stays for a call with no work waiting on 1 P (nothing is due).
+// usleep stays for calls with nothing due (no work waits) while no M runs.
 const (
 	sysmonMinDelay = 20 * time.Microsecond
 	sysmonMaxDelay = 10 * time.Millisecond
